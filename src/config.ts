@@ -1,0 +1,128 @@
+import { isIP } from 'node:net';
+import { resolve } from 'node:path';
+import Type, { type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import { isValidSlug } from './domain/tenants.js';
+
+/**
+ * Environment variables as they arrive (strings), with their defaults and limits.
+ * Converted and checked by loadConfig(); nothing reads process.env at import time.
+ */
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  DATABASE_URL: Type.String({ default: '' }),
+  REDIS_URL: Type.String({ default: '' }),
+  SERVICE_DOMAIN: Type.String({ pattern: '^[a-z0-9.-]+$', default: 'localhost' }),
+  DEFAULT_TENANT: Type.String({ default: 'demo' }),
+  RATE_LIMIT_AUTHENTICATED: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 60 }),
+  RATE_LIMIT_UNAUTHENTICATED: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 10 }),
+  BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, default: 65536 }),
+  TRUST_PROXY: Type.String({ default: 'false' }),
+  TOKEN_PREFIX: Type.String({ pattern: '^[A-Za-z0-9_-]{0,32}$', default: '' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' },
+  ),
+  TENANT_CACHE_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 }),
+});
+
+type Env = Static<typeof EnvSchema>;
+
+/** Fastify's trustProxy forms: off/on, a hop count, or trusted addresses and CIDRs. */
+export type TrustProxy = boolean | number | string[];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | null;
+  readonly redisUrl: string | null;
+  readonly serviceDomain: string;
+  readonly defaultTenant: string | null;
+  readonly rateLimitAuthenticated: number;
+  readonly rateLimitUnauthenticated: number;
+  readonly bodyLimit: number;
+  readonly trustProxy: TrustProxy;
+  readonly tokenPrefix: string;
+  readonly logLevel: string;
+  /** How many tenant databases stay open at once; the least recently used is closed beyond it. */
+  readonly tenantCacheSize: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const describe = (schema: Record<string, unknown>): string => {
+  if (schema.anyOf) return `one of ${(schema.anyOf as { const: string }[]).map((s) => s.const).join(', ')}`;
+  if (schema.type === 'integer') return `an integer from ${schema.minimum} to ${schema.maximum}`;
+  if (schema.pattern) return `a string matching ${schema.pattern}`;
+  return 'a non-empty string';
+};
+
+function parseTrustProxy(raw: string): TrustProxy {
+  const value = raw.trim().toLowerCase();
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const valid = entries.every((entry) => {
+    const [address, bits, ...rest] = entry.split('/');
+    if (rest.length > 0 || !address || isIP(address) === 0) return false;
+    return bits === undefined || /^\d{1,3}$/.test(bits);
+  });
+  if (entries.length === 0 || !valid) {
+    throw new ConfigError(
+      `Invalid configuration: TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses/CIDRs (got "${raw}")`,
+    );
+  }
+  return entries;
+}
+
+/** Reads the environment into a frozen, typed Config, or throws a ConfigError naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const raw = env[key];
+    if (raw !== undefined && raw !== '') input[key] = raw;
+  }
+  const withDefaults = Value.Default(EnvSchema, input);
+  const converted = Value.Convert(EnvSchema, withDefaults) as Record<string, unknown>;
+  for (const error of Value.Errors(EnvSchema, converted)) {
+    const key = error.instancePath.split('/')[1] ?? '';
+    const schema = (EnvSchema.properties as unknown as Record<string, Record<string, unknown>>)[key] ?? {};
+    throw new ConfigError(`Invalid configuration: ${key} must be ${describe(schema)} (got "${env[key]}")`);
+  }
+  const parsed = converted as Env;
+  const defaultTenant = parsed.DEFAULT_TENANT.trim().toLowerCase();
+  if (defaultTenant !== '' && !isValidSlug(defaultTenant)) {
+    throw new ConfigError(`Invalid configuration: DEFAULT_TENANT must be a tenant slug (got "${env.DEFAULT_TENANT}")`);
+  }
+  for (const key of ['DATABASE_URL', 'REDIS_URL'] as const) {
+    const url = parsed[key];
+    if (url !== '' && !URL.canParse(url)) {
+      throw new ConfigError(`Invalid configuration: ${key} must be a URL (got a value that is not one)`);
+    }
+  }
+  if (parsed.DATABASE_URL !== '' && !/^postgres(ql)?:/.test(parsed.DATABASE_URL)) {
+    throw new ConfigError('Invalid configuration: DATABASE_URL must be a postgres:// URL');
+  }
+  return Object.freeze({
+    port: parsed.PORT,
+    host: parsed.HOST,
+    dataDir: resolve(parsed.DATA_DIR),
+    databaseUrl: parsed.DATABASE_URL || null,
+    redisUrl: parsed.REDIS_URL || null,
+    serviceDomain: parsed.SERVICE_DOMAIN.replace(/\.$/, ''),
+    defaultTenant: defaultTenant || null,
+    rateLimitAuthenticated: parsed.RATE_LIMIT_AUTHENTICATED,
+    rateLimitUnauthenticated: parsed.RATE_LIMIT_UNAUTHENTICATED,
+    bodyLimit: parsed.BODY_LIMIT,
+    trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
+    tokenPrefix: parsed.TOKEN_PREFIX,
+    logLevel: parsed.LOG_LEVEL,
+    tenantCacheSize: parsed.TENANT_CACHE_SIZE,
+  });
+}

@@ -1,0 +1,105 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import { registryMigrations, tenantMigrations } from './migrations/index.js';
+import { migrateToLatest, type Storage } from './storage.js';
+import type { RegistryDatabase, TenantDatabase } from './types.js';
+
+/** An evicted tenant handle stays open this long, so requests still using it can finish. */
+const EVICTED_HANDLE_GRACE_MS = 30_000;
+const PREPARED_STATEMENTS_PER_DB = 64;
+
+/**
+ * better-sqlite3 with its prepared statements kept: Kysely prepares every query anew, and the
+ * hot path runs the same few statements over and over.
+ */
+function openDatabase(path: string, options: { fileMustExist: boolean }): SqliteDatabase {
+  const db = new BetterSqlite3(path, { fileMustExist: options.fileMustExist });
+  // WAL keeps readers and the writer apart; NORMAL sync is still durable against a process crash.
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  const statements = new LRUCache<string, BetterSqlite3.Statement>({ max: PREPARED_STATEMENTS_PER_DB });
+  return {
+    close: () => db.close(),
+    prepare: (sql: string) => {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = db.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
+    },
+  };
+}
+
+const kyselyFor = <T>(database: SqliteDatabase) => new Kysely<T>({ dialect: new SqliteDialect({ database }) });
+
+export interface SqliteStorageOptions {
+  dataDir: string;
+  tenantCacheSize: number;
+}
+
+/** One SQLite file for the registry, one per tenant, the open ones held in a bounded cache. */
+export function createSqliteStorage({ dataDir, tenantCacheSize }: SqliteStorageOptions): Storage {
+  const tenantDir = join(dataDir, 'tenants');
+  mkdirSync(tenantDir, { recursive: true });
+  const registry = kyselyFor<RegistryDatabase>(openDatabase(join(dataDir, 'registry.sqlite'), { fileMustExist: false }));
+  const tenantPath = (slug: string) => join(tenantDir, `${slug}.sqlite`);
+  const pendingClose = new Map<Kysely<TenantDatabase>, NodeJS.Timeout>();
+
+  const closeLater = (db: Kysely<TenantDatabase>) => {
+    const timer = setTimeout(() => {
+      pendingClose.delete(db);
+      void db.destroy();
+    }, EVICTED_HANDLE_GRACE_MS);
+    timer.unref();
+    pendingClose.set(db, timer);
+  };
+
+  const open = new LRUCache<string, Kysely<TenantDatabase>>({
+    max: tenantCacheSize,
+    dispose: (db) => closeLater(db),
+  });
+
+  const tenantDb = (slug: string): Kysely<TenantDatabase> => {
+    let db = open.get(slug);
+    if (!db) {
+      db = kyselyFor<TenantDatabase>(openDatabase(tenantPath(slug), { fileMustExist: true }));
+      open.set(slug, db);
+    }
+    return db;
+  };
+
+  const migrateTenant = async (slug: string) => {
+    const db = kyselyFor<TenantDatabase>(openDatabase(tenantPath(slug), { fileMustExist: false }));
+    try {
+      await migrateToLatest(db, tenantMigrations, `tenant "${slug}"`);
+    } finally {
+      await db.destroy();
+    }
+  };
+
+  return {
+    dialect: 'sqlite',
+    registry,
+    tenantDb,
+    provisionTenant: migrateTenant,
+    migrateTenant,
+    migrateRegistry: () => migrateToLatest(registry, registryMigrations, 'the registry'),
+    ping: async () => {
+      await registry.selectFrom('tenants').select('id').limit(1).execute();
+    },
+    close: async () => {
+      open.clear();
+      const handles = [...pendingClose.keys()];
+      for (const timer of pendingClose.values()) clearTimeout(timer);
+      pendingClose.clear();
+      await Promise.all(handles.map((db) => db.destroy()));
+      await registry.destroy();
+    },
+  };
+}

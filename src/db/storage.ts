@@ -1,0 +1,42 @@
+import { Migrator, type Kysely, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import type { RegistryDatabase, TenantDatabase } from './types.js';
+
+/**
+ * Where the registry and each tenant's tables live. The rest of the service sees only this
+ * interface, so it runs unchanged on the SQLite default and on PostgreSQL.
+ */
+export interface Storage {
+  readonly dialect: 'sqlite' | 'postgres';
+  readonly registry: Kysely<RegistryDatabase>;
+  /** The handle for a tenant that exists in the registry; cheap to call on every request. */
+  tenantDb(slug: string): Kysely<TenantDatabase>;
+  /** Creates the tenant's database (file or schema) and migrates it to the latest version. */
+  provisionTenant(slug: string): Promise<void>;
+  migrateRegistry(): Promise<void>;
+  migrateTenant(slug: string): Promise<void>;
+  /** Throws when the storage cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function migrateToLatest(db: Kysely<any>, provider: MigrationProvider, label: string, schema?: string) {
+  const migrator = new Migrator({
+    db,
+    provider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error');
+    throw new MigrationError(
+      `migration ${failed?.migrationName ?? '(unknown)'} of ${label} failed: ${String(
+        (result.error as Error).message ?? result.error,
+      )}`,
+    );
+  }
+}

@@ -1,0 +1,101 @@
+import type { Kysely, Selectable } from 'kysely';
+import { USER_TOKENABLE_TYPE } from '../domain/tokens.js';
+import type { PersonalAccessTokensTable, TenantDatabase } from './types.js';
+import type { UserRow } from './users.js';
+
+export type TokenRow = Selectable<PersonalAccessTokensTable>;
+type TenantDb = Kysely<TenantDatabase>;
+
+export interface NewToken {
+  userId: number;
+  name: string;
+  hash: string;
+  abilities: string[];
+  expiresAt: string | null;
+  now: string;
+}
+
+export function insertToken(db: TenantDb, token: NewToken): Promise<TokenRow> {
+  return db
+    .insertInto('personal_access_tokens')
+    .values({
+      tokenable_type: USER_TOKENABLE_TYPE,
+      tokenable_id: token.userId,
+      name: token.name,
+      token: token.hash,
+      abilities: JSON.stringify(token.abilities),
+      last_used_at: null,
+      expires_at: token.expiresAt,
+      created_at: token.now,
+      updated_at: token.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export interface TokenWithUser {
+  token: Pick<TokenRow, 'id' | 'token' | 'abilities' | 'last_used_at' | 'expires_at'>;
+  user: UserRow;
+}
+
+/** The token and its owner in one query: this runs on every authenticated request. */
+export async function findTokenWithUser(db: TenantDb, tokenId: number): Promise<TokenWithUser | undefined> {
+  const row = await db
+    .selectFrom('personal_access_tokens as t')
+    .innerJoin('users as u', 'u.id', 't.tokenable_id')
+    .selectAll('u')
+    .select([
+      't.id as token_id',
+      't.token as token_hash',
+      't.abilities as token_abilities',
+      't.last_used_at as token_last_used_at',
+      't.expires_at as token_expires_at',
+    ])
+    .where('t.id', '=', tokenId)
+    .where('t.tokenable_type', '=', USER_TOKENABLE_TYPE)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { token_id, token_hash, token_abilities, token_last_used_at, token_expires_at, ...user } = row;
+  return {
+    token: {
+      id: token_id,
+      token: token_hash,
+      abilities: token_abilities,
+      last_used_at: token_last_used_at,
+      expires_at: token_expires_at,
+    },
+    user,
+  };
+}
+
+/**
+ * Sets last_used_at unless another request (or instance) already did within the interval,
+ * so a busy token costs one write a minute, not one per request.
+ */
+export async function touchTokenLastUsed(db: TenantDb, tokenId: number, now: string, staleBefore: string) {
+  await db
+    .updateTable('personal_access_tokens')
+    .set({ last_used_at: now })
+    .where('id', '=', tokenId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+    .execute();
+}
+
+export async function deleteTokensOfUser(db: TenantDb, userId: number): Promise<number> {
+  const result = await db
+    .deleteFrom('personal_access_tokens')
+    .where('tokenable_type', '=', USER_TOKENABLE_TYPE)
+    .where('tokenable_id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function deleteTokenOfUser(db: TenantDb, userId: number, tokenId: number): Promise<number> {
+  const result = await db
+    .deleteFrom('personal_access_tokens')
+    .where('id', '=', tokenId)
+    .where('tokenable_type', '=', USER_TOKENABLE_TYPE)
+    .where('tokenable_id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

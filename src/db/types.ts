@@ -1,0 +1,60 @@
+import type { Generated, SqlBool } from 'kysely';
+
+/**
+ * Row shapes as the database holds them. Booleans come back as 0/1 from SQLite and as
+ * true/false from PostgreSQL; timestamps as text in UTC ("2026-11-21 09:30:05.123000").
+ * Column names follow the original service, so its tables can be copied as they are.
+ */
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  email: string;
+  firstname: string;
+  lastname: string;
+  gender_id: number | null;
+  type_id: number | null;
+  phonenumber: string | null;
+  phonenumber_mobile: string | null;
+  street: string | null;
+  housenumber: string | null;
+  zip: string | null;
+  city: string | null;
+  is_vegetarian: SqlBool;
+  can_swimm: SqlBool;
+  password: string;
+  is_active: SqlBool;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Laravel Sanctum's table, column for column. */
+export interface PersonalAccessTokensTable {
+  id: Generated<number>;
+  tokenable_type: string;
+  tokenable_id: number;
+  name: string;
+  /** sha256 hex of the plain token's secret part. */
+  token: string;
+  /** JSON array text, e.g. ["*"]. */
+  abilities: string | null;
+  last_used_at: string | null;
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TenantDatabase {
+  users: UsersTable;
+  personal_access_tokens: PersonalAccessTokensTable;
+}
+
+export interface TenantsTable {
+  id: Generated<number>;
+  slug: string;
+  name: string;
+  created_at: string;
+}
+
+export interface RegistryDatabase {
+  tenants: TenantsTable;
+}

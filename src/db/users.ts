@@ -1,0 +1,49 @@
+import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
+import type { TenantDatabase, UsersTable } from './types.js';
+
+export type UserRow = Selectable<UsersTable>;
+type TenantDb = Kysely<TenantDatabase>;
+
+/** Uniqueness and login match usernames and e-mail addresses regardless of ASCII case. */
+export const lowerAscii = (value: string): string => value.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+
+function lowerColumn(db: TenantDb, column: 'username' | 'email') {
+  // Mirrors the expression of the unique indexes, so the lookup can use them.
+  return db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql<string>`lower(${sql.ref(column)} collate "C")`
+    : sql<string>`lower(${sql.ref(column)})`;
+}
+
+export function findUserByUsername(db: TenantDb, username: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(lowerColumn(db, 'username'), '=', lowerAscii(username))
+    .executeTakeFirst();
+}
+
+export function findUserByEmail(db: TenantDb, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where(lowerColumn(db, 'email'), '=', lowerAscii(email)).executeTakeFirst();
+}
+
+export function findUserById(db: TenantDb, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export type NewUserRow = Omit<UserRow, 'id'>;
+
+export async function insertUser(db: TenantDb, user: NewUserRow): Promise<UserRow> {
+  return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateUserPasswordHash(db: TenantDb, id: number, hash: string, updatedAt: string): Promise<void> {
+  await db.updateTable('users').set({ password: hash, updated_at: updatedAt }).where('id', '=', id).execute();
+}
+
+export async function setUserActive(db: TenantDb, id: number, active: boolean, now: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ is_active: active ? 1 : 0, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}

@@ -1,0 +1,21 @@
+/** The database form of a moment: UTC text with microseconds, e.g. "2026-11-21 09:30:05.123000". */
+export function toDbTimestamp(moment: Date): string {
+  return `${moment.toISOString().slice(0, 23).replace('T', ' ')}000`;
+}
+
+const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(?:Z|[+-]00(?::?00)?)?$/;
+
+/**
+ * The API form: "2026-11-21T09:30:05.123000Z", always six fraction digits. Accepts what either
+ * dialect hands back (SQLite text, PostgreSQL text with trimmed fractions, or a Date).
+ */
+export function toApiTimestamp(value: string | Date): string {
+  if (value instanceof Date) return `${value.toISOString().slice(0, 23)}000Z`;
+  const match = TIMESTAMP.exec(value);
+  if (!match) return `${new Date(value).toISOString().slice(0, 23)}000Z`;
+  const fraction = (match[3] ?? '').padEnd(6, '0').slice(0, 6);
+  return `${match[1]}T${match[2]}.${fraction}Z`;
+}
+
+export const toApiTimestampOrNull = (value: string | Date | null): string | null =>
+  value === null ? null : toApiTimestamp(value);

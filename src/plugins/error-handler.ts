@@ -1,0 +1,119 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import FindMyWay from 'find-my-way';
+import { ApiError } from '../errors.js';
+
+/**
+ * The one place where errors become responses (decisions.md section 5). Handlers throw
+ * ApiError; Fastify's own errors are mapped here; anything else is a 500 that hides its cause.
+ */
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** 404/405 answer; contexts with their own hooks (the /api prefix) install it as their not-found handler. */
+    routeNotFound: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+  }
+}
+
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const CSRF_STATUSES = new Set([401, 403, 422]);
+
+/** Does the first media type of the Accept header ask for JSON? `*\/*` alone does not count. */
+export function acceptsJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const first = (accept.split(',')[0] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return first.includes('/json') || first.includes('+json');
+}
+
+/**
+ * The original service answers 419 ("CSRF token mismatch") instead of 401/403/422 when a
+ * state-changing request carries no token and does not ask for JSON: it took such a request
+ * for a browser form. Clients rely on seeing the same.
+ */
+function isCsrfMismatch(request: FastifyRequest, status: number): boolean {
+  return (
+    CSRF_STATUSES.has(status) &&
+    UNSAFE_METHODS.has(request.method) &&
+    request.headers.authorization === undefined &&
+    !acceptsJson(request.headers.accept)
+  );
+}
+
+function fromFastifyError(error: FastifyError): ApiError {
+  if (error instanceof ApiError) return error;
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('malformed_json', 'Malformed JSON body.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', 'Payload Too Large.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? new ApiError('unsupported_media_type', 'Unsupported Media Type. Send JSON with Content-Type: application/json.')
+        : new ApiError('malformed_json', 'Malformed JSON body.');
+  }
+  if (error instanceof SyntaxError) return new ApiError('malformed_json', 'Malformed JSON body.');
+  return new ApiError('server_error', 'Server Error');
+}
+
+export function renderError(error: ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (isCsrfMismatch(request, error.statusCode)) {
+    return reply.code(419).send({ success: false, message: 'CSRF token mismatch.' });
+  }
+  reply.code(error.statusCode);
+  const { fieldErrors, allow, retryAfterSeconds } = error.details;
+  if (allow) reply.header('allow', allow.join(', '));
+  if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
+  switch (error.code) {
+    case 'unauthenticated':
+      return reply.send({ message: error.message });
+    case 'too_many_attempts':
+      return reply.send({ message: error.message, retry_after: retryAfterSeconds ?? 1 });
+    case 'validation_failed':
+      return reply.send({ success: false, message: error.message, errors: fieldErrors ?? {} });
+    default:
+      return reply.send({ success: false, message: error.message });
+  }
+}
+
+/** `/api/users/1?x=y` -> `api/users/1`, as the original's messages name a route. */
+const routeText = (url: string) => (url.split('?')[0] ?? '').replace(/^\/+|\/+$/g, '') || '/';
+
+export default fp(
+  async function errorHandler(app: FastifyInstance) {
+    // Every route is also entered here, to tell "wrong method" (405) from "no such route" (404).
+    const routes = FindMyWay({ ignoreTrailingSlash: true });
+    const noop = () => undefined;
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      for (const method of methods) {
+        if (!routes.hasRoute(method as never, route.url)) routes.on(method as never, route.url, noop);
+      }
+    });
+    const allowedMethods = (url: string) =>
+      ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => routes.find(m as never, url) !== null);
+
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const apiError = fromFastifyError(error);
+      if (apiError.statusCode >= 500) {
+        request.log.error({ err: error }, 'request failed');
+      }
+      return renderError(apiError, request, reply);
+    });
+
+    const routeNotFound = (request: FastifyRequest, reply: FastifyReply) => {
+      const path = request.url.split('?')[0] ?? '/';
+      const allow = allowedMethods(path);
+      if (allow.length > 0) {
+        const message = `The ${request.method} method is not supported for route ${routeText(request.url)}. Supported methods: ${allow.join(', ')}.`;
+        return renderError(new ApiError('method_not_allowed', message, { allow }), request, reply);
+      }
+      const message = `The route ${routeText(request.url)} could not be found.`;
+      return renderError(new ApiError('route_not_found', message), request, reply);
+    };
+    app.setNotFoundHandler(routeNotFound);
+    app.decorate('routeNotFound', routeNotFound);
+  },
+  { name: 'error-handler' },
+);

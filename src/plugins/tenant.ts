@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Kysely } from 'kysely';
+import type { Storage } from '../db/storage.js';
+import type { TenantDatabase } from '../db/types.js';
+import type { TenantDirectory } from '../domain/tenant-directory.js';
+import { tenantSlugForHost, type HostRules } from '../domain/tenants.js';
+import { ApiError } from '../errors.js';
+
+export interface RequestTenant {
+  slug: string;
+  db: Kysely<TenantDatabase>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The tenant the Host header selected; set for every request under /api. */
+    tenant: RequestTenant;
+  }
+}
+
+export interface TenantPluginOptions {
+  storage: Storage;
+  directory: TenantDirectory;
+  hostRules: HostRules;
+}
+
+/** Host -> tenant. An unknown or missing tenant ends the request with 404 before anything else runs. */
+export default fp<TenantPluginOptions>(
+  async function tenant(app: FastifyInstance, { storage, directory, hostRules }) {
+    app.decorateRequest('tenant', null as unknown as RequestTenant);
+    app.addHook('onRequest', async (request) => {
+      const slug = tenantSlugForHost(request.host, hostRules);
+      const found = slug === null ? null : await directory.find(slug);
+      if (!found) throw new ApiError('tenant_not_found', 'Tenant not found.');
+      request.tenant = { slug: found.slug, db: storage.tenantDb(found.slug) };
+    });
+  },
+  { name: 'tenant', dependencies: ['error-handler'] },
+);

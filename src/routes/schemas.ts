@@ -1,0 +1,43 @@
+import Type from 'typebox';
+
+// Response shapes shared by several routes. Property order is the order on the wire
+// (the serializer follows the schema), which the original interface fixes.
+
+const Timestamp = Type.String({ description: 'UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z' });
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
+
+export const UserSchema = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  email: Type.String(),
+  firstname: Type.String(),
+  lastname: Type.String(),
+  gender_id: NullableInteger,
+  type_id: NullableInteger,
+  phonenumber: NullableString,
+  phonenumber_mobile: NullableString,
+  street: NullableString,
+  housenumber: NullableString,
+  zip: NullableString,
+  city: NullableString,
+  is_vegetarian: Type.Boolean(),
+  can_swimm: Type.Boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const AccessTokenSchema = Type.Object({
+  name: Type.String(),
+  abilities: Type.Array(Type.String()),
+  tokenable_id: Type.Integer(),
+  tokenable_type: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  id: Type.Integer(),
+});
+
+export const NewTokenSchema = Type.Object({
+  accessToken: AccessTokenSchema,
+  plainTextToken: Type.String({ description: '<id>|<secret>; shown once' }),
+});

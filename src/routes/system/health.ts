@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import type { Storage } from '../../db/storage.js';
+import { ApiError } from '../../errors.js';
+
+/** Liveness and readiness for load balancers: on any host, no tenant, not rate-limited. */
+export default async function healthRoutes(app: FastifyInstance, { storage }: { storage: Storage }) {
+  app.get('/health', async () => ({ success: true, message: 'alive' }));
+  app.get('/ready', async (request) => {
+    try {
+      await storage.ping();
+    } catch (err) {
+      request.log.warn({ err }, 'storage is not reachable');
+      throw new ApiError('service_unavailable', 'Service Unavailable');
+    }
+    return { success: true, message: 'ready' };
+  });
+}

@@ -1,0 +1,10 @@
+import { ConfigError, loadConfig } from './config.js';
+import { serve } from './serve.js';
+
+try {
+  await serve(loadConfig());
+} catch (err) {
+  // A bad setting is a one-line message, not a stack trace.
+  process.stderr.write(`${err instanceof ConfigError ? err.message : `groupadmin: ${String((err as Error).stack ?? err)}`}\n`);
+  process.exit(1);
+}
