@@ -30,6 +30,9 @@ const EnvSchema = Type.Object({
 
 type Env = Static<typeof EnvSchema>;
 
+/** Set but empty means "none" for these (DEFAULT_TENANT="" serves no default tenant); for the rest it means the default. */
+const MAY_BE_EMPTY = new Set(['DEFAULT_TENANT', 'TOKEN_PREFIX', 'DATABASE_URL', 'REDIS_URL']);
+
 /** Fastify's trustProxy forms: off/on, a hop count, or trusted addresses and CIDRs. */
 export type TrustProxy = boolean | number | string[];
 
@@ -86,7 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const input: Record<string, unknown> = {};
   for (const key of Object.keys(EnvSchema.properties)) {
     const raw = env[key];
-    if (raw !== undefined && raw !== '') input[key] = raw;
+    if (raw !== undefined && (raw !== '' || MAY_BE_EMPTY.has(key))) input[key] = raw;
   }
   const withDefaults = Value.Default(EnvSchema, input);
   const converted = Value.Convert(EnvSchema, withDefaults) as Record<string, unknown>;

@@ -15,13 +15,15 @@ export async function serve(config: Config): Promise<RunningServer> {
   const app = await buildApp(config, { storage });
   await app.listen({ port: config.port, host: config.host });
   if (account) {
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
     // Shown once: the password exists nowhere else in readable form.
     process.stdout.write(
       [
         '',
         `First start: created tenant "${account.tenant}" and user "${account.username}".`,
         'Log in with:',
-        `  ${curlLoginCommand(config, account)}`,
+        `  ${curlLoginCommand({ ...config, port }, account)}`,
         '',
         '',
       ].join('\n'),

@@ -8,7 +8,7 @@ import { migrateToLatest, type Storage } from './storage.js';
 import type { RegistryDatabase, TenantDatabase } from './types.js';
 
 /** An evicted tenant handle stays open this long, so requests still using it can finish. */
-const EVICTED_HANDLE_GRACE_MS = 30_000;
+const DEFAULT_EVICTED_HANDLE_GRACE_MS = 30_000;
 const PREPARED_STATEMENTS_PER_DB = 64;
 
 /**
@@ -41,36 +41,50 @@ const kyselyFor = <T>(database: SqliteDatabase) => new Kysely<T>({ dialect: new 
 export interface SqliteStorageOptions {
   dataDir: string;
   tenantCacheSize: number;
+  evictedHandleGraceMs?: number;
 }
 
 /** One SQLite file for the registry, one per tenant, the open ones held in a bounded cache. */
-export function createSqliteStorage({ dataDir, tenantCacheSize }: SqliteStorageOptions): Storage {
+export function createSqliteStorage({
+  dataDir,
+  tenantCacheSize,
+  evictedHandleGraceMs = DEFAULT_EVICTED_HANDLE_GRACE_MS,
+}: SqliteStorageOptions): Storage {
   const tenantDir = join(dataDir, 'tenants');
   mkdirSync(tenantDir, { recursive: true });
   const registry = kyselyFor<RegistryDatabase>(openDatabase(join(dataDir, 'registry.sqlite'), { fileMustExist: false }));
   const tenantPath = (slug: string) => join(tenantDir, `${slug}.sqlite`);
-  const pendingClose = new Map<Kysely<TenantDatabase>, NodeJS.Timeout>();
+  // Evicted handles wait here before they close. A tenant asked for again meanwhile gets its
+  // handle back: SQLite keeps a closed connection's file open while another connection of the
+  // same process has that file open, so two handles on one file would leak descriptors.
+  const evicted = new Map<string, { db: Kysely<TenantDatabase>; timer: NodeJS.Timeout }>();
 
-  const closeLater = (db: Kysely<TenantDatabase>) => {
+  const closeLater = (slug: string, db: Kysely<TenantDatabase>) => {
     const timer = setTimeout(() => {
-      pendingClose.delete(db);
+      evicted.delete(slug);
       void db.destroy();
-    }, EVICTED_HANDLE_GRACE_MS);
+    }, evictedHandleGraceMs);
     timer.unref();
-    pendingClose.set(db, timer);
+    evicted.set(slug, { db, timer });
   };
 
   const open = new LRUCache<string, Kysely<TenantDatabase>>({
     max: tenantCacheSize,
-    dispose: (db) => closeLater(db),
+    dispose: (db, slug) => closeLater(slug, db),
   });
 
   const tenantDb = (slug: string): Kysely<TenantDatabase> => {
     let db = open.get(slug);
-    if (!db) {
+    if (db) return db;
+    const waiting = evicted.get(slug);
+    if (waiting) {
+      clearTimeout(waiting.timer);
+      evicted.delete(slug);
+      db = waiting.db;
+    } else {
       db = kyselyFor<TenantDatabase>(openDatabase(tenantPath(slug), { fileMustExist: true }));
-      open.set(slug, db);
     }
+    open.set(slug, db);
     return db;
   };
 
@@ -95,10 +109,10 @@ export function createSqliteStorage({ dataDir, tenantCacheSize }: SqliteStorageO
     },
     close: async () => {
       open.clear();
-      const handles = [...pendingClose.keys()];
-      for (const timer of pendingClose.values()) clearTimeout(timer);
-      pendingClose.clear();
-      await Promise.all(handles.map((db) => db.destroy()));
+      const handles = [...evicted.values()];
+      evicted.clear();
+      for (const { timer } of handles) clearTimeout(timer);
+      await Promise.all(handles.map(({ db }) => db.destroy()));
       await registry.destroy();
     },
   };

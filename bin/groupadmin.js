@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// The command line runs the compiled service; `npm install` builds it (the prepare script).
+import { existsSync } from 'node:fs';
+
+const entry = new URL('../dist/cli/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write('groupadmin: not built yet; run `npm run build` first\n');
+  process.exit(1);
+}
+const { main } = await import(entry.href);
+const status = await main(process.argv.slice(2));
+// `serve` keeps running; every other command ends here.
+if (process.argv[2] !== 'serve') process.exit(status);
+else if (status !== 0) process.exit(status);

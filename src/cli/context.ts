@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import type { Kysely } from 'kysely';
+import { loadConfig, type Config } from '../config.js';
+import { createStorage } from '../db/index.js';
+import type { Storage } from '../db/storage.js';
+import type { TenantDatabase } from '../db/types.js';
+import { findUserByUsername, type UserRow } from '../db/users.js';
+import { requireTenant } from '../domain/tenant-admin.js';
+
+/** An expected failure: printed as one line on stderr, exit status 1. */
+export class CliError extends Error {
+  override name = 'CliError';
+}
+
+/** Runs a command with the configured storage open, and closes it whatever happens. */
+export async function withStorage<T>(run: (storage: Storage, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const storage = createStorage(config);
+  try {
+    await storage.migrateRegistry();
+    return await run(storage, config);
+  } finally {
+    await storage.close();
+  }
+}
+
+/** The tenant's database, migrated to the latest version; a CliError when the tenant does not exist. */
+export async function tenantDatabase(storage: Storage, slug: string): Promise<Kysely<TenantDatabase>> {
+  await requireTenant(storage, slug);
+  await storage.migrateTenant(slug);
+  return storage.tenantDb(slug);
+}
+
+export async function requireUser(db: Kysely<TenantDatabase>, tenant: string, username: string): Promise<UserRow> {
+  const user = await findUserByUsername(db, username);
+  if (!user) throw new CliError(`user "${username}" not found in tenant "${tenant}"`);
+  return user;
+}
+
+/** The password piped to standard input, without the line break a shell adds. */
+export function readPasswordFromStdin(): string {
+  const input = readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+  if (input === '') throw new CliError('no password on standard input');
+  return input;
+}

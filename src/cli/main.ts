@@ -1,0 +1,66 @@
+import { Command, CommanderError } from 'commander';
+import { migrateAll } from '../domain/tenant-admin.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { TenantError } from '../domain/tenant-admin.js';
+import { serve } from '../serve.js';
+import { CliError, withStorage } from './context.js';
+import { registerTenantCommands } from './tenant.js';
+import { registerTokenCommands } from './token.js';
+import { registerUserCommands } from './user.js';
+
+/** Exit statuses: 0 success, 1 an error (one line on stderr), 2 wrong usage. */
+export function buildProgram(): Command {
+  const program = new Command('groupadmin')
+    .description('groupadmin: administer tenants, users and tokens (same configuration as the server)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  program
+    .command('serve')
+    .description('run the HTTP service')
+    .action(async () => {
+      await serve(loadConfig());
+    });
+
+  program
+    .command('migrate')
+    .description('bring the registry and every tenant database to the latest migration')
+    .action(() =>
+      withStorage(async (storage) => {
+        const count = await migrateAll(storage);
+        process.stdout.write(`migrated the registry and ${count} tenant(s)\n`);
+      }),
+    );
+
+  registerTenantCommands(program);
+  registerUserCommands(program);
+  registerTokenCommands(program);
+  return program;
+}
+
+const EXPECTED_ERRORS = [CliError, ConfigError, TenantError];
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  // Commander exits by itself; exitOverride turns that into an exception on every subcommand.
+  program.commands.forEach(function override(command: Command) {
+    command.exitOverride();
+    command.commands.forEach(override);
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help asked for is a success; help shown because something was missing is wrong usage.
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
+      return err.code === 'commander.help' && err.exitCode === 0 ? 0 : 2;
+    }
+    if (EXPECTED_ERRORS.some((type) => err instanceof type)) {
+      process.stderr.write(`groupadmin: ${(err as Error).message}\n`);
+      return 1;
+    }
+    process.stderr.write(`groupadmin: unexpected error: ${(err as Error).message ?? String(err)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { listTenants } from '../db/tenants.js';
+import { createTenant } from '../domain/tenant-admin.js';
+import { withStorage } from './context.js';
+
+export function registerTenantCommands(program: Command): void {
+  const tenant = program.command('tenant').description('create and list tenants');
+
+  tenant
+    .command('create <slug>')
+    .description('create a tenant and its database')
+    .option('--name <text>', 'display name (defaults to the slug)')
+    .action((slug: string, options: { name?: string }) =>
+      withStorage(async (storage) => {
+        const row = await createTenant(storage, slug, options.name);
+        process.stdout.write(`created tenant "${row.slug}" (${row.name})\n`);
+      }),
+    );
+
+  tenant
+    .command('list')
+    .description('list tenants, one per line: slug, tab, name')
+    .action(() =>
+      withStorage(async (storage) => {
+        for (const row of await listTenants(storage.registry)) process.stdout.write(`${row.slug}\t${row.name}\n`);
+      }),
+    );
+}

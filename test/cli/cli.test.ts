@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/processes.js';
+
+describe('groupadmin command line', () => {
+  let env: Record<string, string>;
+  beforeEach(() => {
+    env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'groupadmin-cli-')) };
+  });
+  afterEach(() => rmSync(env.DATA_DIR!, { recursive: true, force: true }));
+
+  const cli = (args: string[], input?: string) => runCli(args, env, input);
+
+  it('shows help for the program and each command with exit status 0', () => {
+    const help = cli(['--help']);
+    expect(help.status).toBe(0);
+    for (const command of ['serve', 'migrate', 'tenant', 'user', 'token']) expect(help.stdout).toContain(command);
+    for (const args of [['tenant', '--help'], ['user', 'create', '--help'], ['token', 'revoke', '--help']]) {
+      const result = cli(args);
+      expect(result.status, args.join(' ')).toBe(0);
+      expect(result.stdout).toContain('Usage: groupadmin');
+    }
+    expect(cli(['user', 'create', '--help']).stdout).toContain('--password-stdin');
+  });
+
+  it('exits 2 on wrong usage', () => {
+    expect(cli([]).status).toBe(2);
+    expect(cli(['frobnicate']).status).toBe(2);
+    expect(cli(['tenant', 'create']).status).toBe(2);
+    expect(cli(['user', 'create', 'demo', 'bob']).status).toBe(2);
+    expect(cli(['token', 'revoke', 'demo', 'bob']).status).toBe(2);
+    expect(cli(['token', 'revoke', 'demo', 'bob', '--all', '--id', '3']).status).toBe(2);
+    expect(cli(['token', 'revoke', 'demo', 'bob', '--id', 'x']).status).toBe(2);
+  });
+
+  it('creates and lists tenants, refusing bad and duplicate slugs with one line', () => {
+    expect(cli(['migrate']).status).toBe(0);
+    const created = cli(['tenant', 'create', 'acme', '--name', 'Acme Club']);
+    expect(created.status).toBe(0);
+    expect(cli(['tenant', 'create', 'globex']).status).toBe(0);
+
+    const duplicate = cli(['tenant', 'create', 'acme']);
+    expect(duplicate.status).toBe(1);
+    expect(duplicate.stderr).toBe('groupadmin: tenant "acme" already exists\n');
+
+    for (const slug of ['Acme', 'www', 'a_b', 'a-']) {
+      const bad = cli(['tenant', 'create', slug]);
+      expect(bad.status, slug).toBe(1);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    }
+
+    const list = cli(['tenant', 'list']);
+    expect(list.status).toBe(0);
+    expect(list.stdout).toBe('acme\tAcme Club\nglobex\tglobex\n');
+  });
+
+  it('creates a user and prints it in the GET /api/user shape', () => {
+    cli(['tenant', 'create', 'acme']);
+    const result = cli(
+      [
+        'user', 'create', 'acme', 'alice', '--email', 'alice@example.com', '--firstname', 'Alice', '--lastname', 'Smith',
+        '--password-stdin', '--gender_id', '2', '--city', 'Berlin', '--can_swimm', 'true',
+      ],
+      'a good password\n',
+    );
+    expect(result.status).toBe(0);
+    const user = JSON.parse(result.stdout);
+    expect(Object.keys(user)).toHaveLength(17);
+    expect(user).toMatchObject({ id: 1, username: 'alice', gender_id: 2, city: 'Berlin', can_swimm: true, is_vegetarian: false });
+    expect(result.stderr).toBe('');
+  });
+
+  it('generates and prints a password once when none is piped in', () => {
+    cli(['tenant', 'create', 'acme']);
+    const result = cli(['user', 'create', 'acme', 'bob', '--email', 'bob@example.com', '--firstname', 'B', '--lastname', 'C']);
+    expect(result.status).toBe(0);
+    expect(result.stderr).toMatch(/^generated password: [A-Za-z0-9]{24}\n$/);
+  });
+
+  it('validates values like the API and reports one clear line', () => {
+    cli(['tenant', 'create', 'acme']);
+    const base = ['user', 'create', 'acme', 'carol', '--firstname', 'C', '--lastname', 'D'];
+    const badEmail = cli([...base, '--email', 'not-an-email']);
+    expect(badEmail.status).toBe(1);
+    expect(badEmail.stderr).toBe('groupadmin: The email field must be a valid email address.\n');
+    const badGender = cli([...base, '--email', 'c@example.com', '--gender_id', 'female']);
+    expect(badGender.stderr).toBe('groupadmin: The gender id field must be an integer.\n');
+    const shortPassword = cli([...base, '--email', 'c@example.com', '--password-stdin'], 'short\n');
+    expect(shortPassword.stderr).toBe('groupadmin: The password field must be at least 8 characters.\n');
+    expect(cli([...base, '--email', 'c@example.com']).status).toBe(0);
+    const taken = cli([...base, '--email', 'other@example.com']);
+    expect(taken.stderr).toBe('groupadmin: The username has already been taken.\n');
+    const missingTenant = cli(['user', 'create', 'nope', 'x', '--email', 'x@example.com', '--firstname', 'X', '--lastname', 'Y']);
+    expect(missingTenant.status).toBe(1);
+    expect(missingTenant.stderr).toBe('groupadmin: tenant "nope" not found\n');
+  });
+
+  it('changes passwords, (de)activates users and revokes tokens, naming missing users', () => {
+    cli(['tenant', 'create', 'acme']);
+    cli(['user', 'create', 'acme', 'dave', '--email', 'd@example.com', '--firstname', 'D', '--lastname', 'E']);
+    expect(cli(['user', 'passwd', 'acme', 'dave', '--password-stdin'], 'another password\n').status).toBe(0);
+    expect(cli(['user', 'deactivate', 'acme', 'dave']).status).toBe(0);
+    expect(cli(['user', 'activate', 'acme', 'dave']).status).toBe(0);
+    expect(cli(['token', 'revoke', 'acme', 'dave', '--all']).stdout).toBe('0 token(s) of "dave" revoked\n');
+    const missingToken = cli(['token', 'revoke', 'acme', 'dave', '--id', '42']);
+    expect(missingToken.status).toBe(1);
+    expect(missingToken.stderr).toBe('groupadmin: token 42 of user "dave" not found\n');
+    const missingUser = cli(['user', 'deactivate', 'acme', 'erin']);
+    expect(missingUser.status).toBe(1);
+    expect(missingUser.stderr).toBe('groupadmin: user "erin" not found in tenant "acme"\n');
+  });
+
+  it('stops with one line naming a bad setting', () => {
+    const result = runCli(['tenant', 'list'], { ...env, RATE_LIMIT_AUTHENTICATED: 'lots' });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('RATE_LIMIT_AUTHENTICATED');
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: null,
+      redisUrl: null,
+      serviceDomain: 'localhost',
+      defaultTenant: 'demo',
+      rateLimitAuthenticated: 60,
+      rateLimitUnauthenticated: 10,
+      bodyLimit: 65536,
+      trustProxy: false,
+      tokenPrefix: '',
+      logLevel: 'info',
+    });
+    expect(config.dataDir.endsWith('/data')).toBe(true);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('converts values from their text form', () => {
+    const config = loadConfig({ PORT: '8080', RATE_LIMIT_AUTHENTICATED: '5', TOKEN_PREFIX: 'ga_', DEFAULT_TENANT: '' });
+    expect(config.port).toBe(8080);
+    expect(config.rateLimitAuthenticated).toBe(5);
+    expect(config.tokenPrefix).toBe('ga_');
+    expect(config.defaultTenant).toBeNull();
+    expect(loadConfig({ PORT: '' }).port).toBe(3000);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['RATE_LIMIT_UNAUTHENTICATED', '0'],
+    ['BODY_LIMIT', '12.5'],
+    ['LOG_LEVEL', 'loud'],
+    ['TOKEN_PREFIX', 'a|b'],
+    ['SERVICE_DOMAIN', 'Example.COM'],
+    ['DEFAULT_TENANT', 'www'],
+    ['TRUST_PROXY', 'not-an-address'],
+    ['DATABASE_URL', 'mysql://localhost/x'],
+    ['REDIS_URL', 'not a url'],
+  ])('refuses %s=%s with one line naming the variable', (name, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain(name);
+    expect(message).not.toContain('\n');
+  });
+
+  it('reads TRUST_PROXY as a switch, a hop count or a list of addresses', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16' }).trustProxy).toEqual(['10.0.0.1', '192.168.0.0/16']);
+  });
+});

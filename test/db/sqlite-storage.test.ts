@@ -1,0 +1,91 @@
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteStorage } from '../../src/db/sqlite.js';
+import type { Storage } from '../../src/db/storage.js';
+import { createTenant, migrateAll } from '../../src/domain/tenant-admin.js';
+import { createUser } from '../../src/domain/users.js';
+import { findUserByUsername } from '../../src/db/users.js';
+
+/** Files under `dir` this process holds open right now (Linux). */
+const openFilesUnder = (dir: string) =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir);
+    } catch {
+      return false;
+    }
+  }).length;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('SQLite storage', () => {
+  let dataDir: string;
+  let storage: Storage;
+  afterEach(async () => {
+    await storage.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps at most tenantCacheSize tenant databases open and closes evicted ones', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-sqlite-'));
+    storage = createSqliteStorage({ dataDir, tenantCacheSize: 2, evictedHandleGraceMs: 10 });
+    await migrateAll(storage);
+    const slugs = ['t1', 't2', 't3', 't4', 't5', 't6'];
+    for (const slug of slugs) {
+      await createTenant(storage, slug);
+      await createUser(storage.tenantDb(slug), {
+        username: `user-${slug}`, email: `${slug}@example.com`, firstname: 'A', lastname: 'B', password: 'password1',
+      });
+    }
+    for (let round = 0; round < 3; round++) {
+      for (const slug of slugs) {
+        const user = await findUserByUsername(storage.tenantDb(slug), `user-${slug}`);
+        expect(user?.username).toBe(`user-${slug}`);
+      }
+    }
+    await sleep(50);
+    const tenantDir = join(dataDir, 'tenants');
+    const open = openFilesUnder(tenantDir);
+    // Each open database holds its file, its WAL and its shared-memory index: two tenants' worth at most.
+    expect(open).toBeGreaterThan(0);
+    expect(open).toBeLessThanOrEqual(2 * 3);
+  });
+
+  it('creates each tenant in its own file, migrated, and lists it in the registry', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-sqlite-'));
+    storage = createSqliteStorage({ dataDir, tenantCacheSize: 10 });
+    await migrateAll(storage);
+    await createTenant(storage, 'acme', 'Acme Club');
+    expect(readdirSync(join(dataDir, 'tenants'))).toContain('acme.sqlite');
+    const tables = await storage.tenantDb('acme').introspection.getTables();
+    expect(tables.map((table) => table.name).sort()).toEqual(['personal_access_tokens', 'users']);
+    const tenants = await storage.registry.selectFrom('tenants').select(['slug', 'name']).execute();
+    expect(tenants).toEqual([{ slug: 'acme', name: 'Acme Club' }]);
+    // Migrating again changes nothing.
+    expect(await migrateAll(storage)).toBe(1);
+  });
+
+  it('enforces case-insensitive unique usernames and e-mails per tenant', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-sqlite-'));
+    storage = createSqliteStorage({ dataDir, tenantCacheSize: 10 });
+    await migrateAll(storage);
+    await createTenant(storage, 'acme');
+    const db = storage.tenantDb('acme');
+    const base = { firstname: 'A', lastname: 'B', password: 'password1' };
+    await createUser(db, { ...base, username: 'Alice', email: 'alice@example.com' });
+    await expect(createUser(db, { ...base, username: 'ALICE', email: 'other@example.com' })).rejects.toThrow(
+      'The username has already been taken.',
+    );
+    await expect(createUser(db, { ...base, username: 'bob', email: 'ALICE@example.com' })).rejects.toThrow(
+      'The email has already been taken.',
+    );
+    // The database itself refuses, even past the application's check.
+    const row = await findUserByUsername(db, 'alice');
+    const { id: _id, ...copy } = row!;
+    await expect(db.insertInto('users').values({ ...copy, username: 'aLiCe', email: 'x@example.com' }).execute()).rejects.toThrow(
+      /UNIQUE/,
+    );
+  });
+});

@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
+
+describe('the built server over real HTTP', () => {
+  let dataDir: string;
+  let server: ServerProcess;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-e2e-'));
+    env = { DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_UNAUTHENTICATED: '1000' };
+    server = await startServer(env);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const json = (body: string) => JSON.parse(body) as Record<string, unknown>;
+
+  it('prints a working curl login for the first start, and only once', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const match = /curl -s -X POST (http:\/\/[^ ]+)\/api\/login .* -d '(\{.*\})'/.exec(server.output());
+    expect(match, server.output()).not.toBeNull();
+    expect(match![1]).toBe(`http://127.0.0.1:${server.port}`);
+    const response = await http(server.port, {
+      method: 'POST',
+      path: '/api/login',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: match![2],
+    });
+    expect(response.status).toBe(200);
+    expect(json(response.body).data).toMatchObject({ username: 'admin' });
+
+    await server.stop();
+    server = await startServer(env);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(server.output()).not.toContain('curl');
+  });
+
+  it('drives login -> user -> revoke -> 401 for a tenant made with the CLI', async () => {
+    expect(runCli(['tenant', 'create', 'acme'], env).status).toBe(0);
+    const created = runCli(
+      ['user', 'create', 'acme', 'alice', '--email', 'alice@example.com', '--firstname', 'Alice', '--lastname', 'Smith', '--password-stdin'],
+      env,
+      'a long password\n',
+    );
+    expect(created.status).toBe(0);
+    const host = 'acme.localhost';
+
+    const login = await http(server.port, {
+      method: 'POST',
+      path: '/api/login',
+      headers: { host, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ username: 'alice', password: 'a long password' }),
+    });
+    expect(login.status).toBe(200);
+    expect(login.headers['content-type']).toBe('application/json; charset=utf-8');
+    const token = (json(login.body).api_key as { plainTextToken: string }).plainTextToken;
+    const tokenId = token.split('|')[0]!;
+
+    const user = await http(server.port, {
+      path: '/api/user',
+      headers: { host, authorization: `Bearer ${token}`, accept: 'application/json' },
+    });
+    expect(user.status).toBe(200);
+    expect(json(user.body)).toMatchObject({ username: 'alice', email: 'alice@example.com', city: null });
+
+    // Without Accept: application/json, a GET still answers; only unsafe methods get 419.
+    const userNoAccept = await http(server.port, { path: '/api/user', headers: { host, authorization: `Bearer ${token}` } });
+    expect(userNoAccept.status).toBe(200);
+
+    // The same token on another tenant's host is unknown there.
+    const elsewhere = await http(server.port, {
+      path: '/api/user',
+      headers: { host: 'localhost', authorization: `Bearer ${token}`, accept: 'application/json' },
+    });
+    expect(elsewhere.status).toBe(401);
+
+    expect(runCli(['token', 'revoke', 'acme', 'alice', '--id', tokenId], env).status).toBe(0);
+    const revoked = await http(server.port, {
+      path: '/api/user',
+      headers: { host, authorization: `Bearer ${token}`, accept: 'application/json' },
+    });
+    expect(revoked.status).toBe(401);
+    expect(revoked.body).toBe('{"message":"Unauthenticated."}');
+
+    // A failed login: 401 when JSON is asked for, 419 when it is not.
+    const failedJson = await http(server.port, {
+      method: 'POST',
+      path: '/api/login',
+      headers: { host, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ username: 'alice', password: 'wrong' }),
+    });
+    expect(failedJson.status).toBe(401);
+    expect(failedJson.body).toBe('{"success":false,"message":"Login Fail, pls check password"}');
+    const failedForm = await http(server.port, {
+      method: 'POST',
+      path: '/api/login',
+      headers: { host, 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'alice', password: 'wrong' }),
+    });
+    expect(failedForm.status).toBe(419);
+    expect(failedForm.body).toBe('{"success":false,"message":"CSRF token mismatch."}');
+  });
+
+  it('stops on SIGTERM with exit status 0', async () => {
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+
+  it('refuses to start on a bad setting with one line naming it', async () => {
+    await expect(startServer({ ...env, PORT: 'eighty' })).rejects.toThrow(/PORT must be an integer/);
+  });
+});

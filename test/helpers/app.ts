@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppDeps } from '../../src/app.js';
+import { openStorage } from '../../src/bootstrap.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Storage } from '../../src/db/storage.js';
+import { createTenant } from '../../src/domain/tenant-admin.js';
+import { createUser, type NewUser } from '../../src/domain/users.js';
+import type { UserRow } from '../../src/db/users.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  storage: Storage;
+  config: Config;
+  dataDir: string;
+  addTenant(slug: string): Promise<void>;
+  addUser(tenant: string, fields?: Partial<NewUser>): Promise<UserRow>;
+  /** Logs in over inject and returns the plain token. */
+  login(tenant: string, username: string, password: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const PASSWORD = 'correct horse battery';
+
+/** Host header that selects a tenant. */
+export const hostOf = (tenant: string) => `${tenant}.localhost`;
+
+export const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
+
+/** A fresh app on a fresh temporary data directory, with tenant "demo" already there. */
+export async function buildTestApp(
+  env: Record<string, string> = {},
+  deps: Partial<AppDeps> = {},
+  /** Runs before the app is ready, e.g. to add a route that fails on purpose. */
+  beforeReady?: (app: FastifyInstance) => void,
+): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-test-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_AUTHENTICATED: '100000',
+    RATE_LIMIT_UNAUTHENTICATED: '100000',
+    ...env,
+  });
+  const storage = await openStorage(config);
+  await createTenant(storage, 'demo');
+  const app = await buildApp(config, { storage, ...deps });
+  beforeReady?.(app);
+  await app.ready();
+
+  const addTenant = async (slug: string) => {
+    await createTenant(storage, slug);
+  };
+  const addUser = async (tenant: string, fields: Partial<NewUser> = {}) => {
+    const username = fields.username ?? 'alice';
+    return createUser(storage.tenantDb(tenant), {
+      username,
+      email: `${username}@example.com`,
+      firstname: 'Alice',
+      lastname: 'Example',
+      password: PASSWORD,
+      ...fields,
+    });
+  };
+  const login = async (tenant: string, username: string, password: string) => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/login',
+      headers: { ...JSON_HEADERS, host: hostOf(tenant) },
+      payload: { username, password },
+    });
+    if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
+    return response.json().api_key.plainTextToken as string;
+  };
+  return {
+    app,
+    storage,
+    config,
+    dataDir,
+    addTenant,
+    addUser,
+    login,
+    close: async () => {
+      await app.close();
+      await storage.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLI = fileURLToPath(new URL('../../bin/groupadmin.js', import.meta.url));
+const SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built command line, as a user would with `npx groupadmin ...`. */
+export function runCli(args: string[], env: Record<string, string>, input?: string): CliResult {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
+    input: input ?? '',
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  /** Everything the process printed so far. */
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts the built production server (`node dist/server.js`) on a free port. */
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [SERVER], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const check = () => {
+      const match = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    port,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A real HTTP request; node:http lets the test choose the Host header (fetch does not). */
+export function http(
+  port: number,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}
