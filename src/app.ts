@@ -5,7 +5,12 @@ import { createTenantDirectory, type TenantDirectory } from './domain/tenant-dir
 import authPlugin from './plugins/auth.js';
 import errorHandler from './plugins/error-handler.js';
 import jsonBody from './plugins/json-body.js';
-import tenantPlugin from './plugins/tenant.js';
+import rateLimitPlugin from './plugins/rate-limit.js';
+import tenantPlugin, { rejectUnknownTenant } from './plugins/tenant.js';
+import { createRateLimits, type RateLimits } from './rate-limit/limiter.js';
+import { createRedisClient, waitUntilReady } from './rate-limit/redis.js';
+
+const REDIS_CONNECT_WAIT_MS = 2000;
 import loginRoutes from './routes/auth/login.js';
 import healthRoutes from './routes/system/health.js';
 import getUserRoute from './routes/user/get-user.js';
@@ -17,6 +22,8 @@ export interface AppDeps {
   /** Where log lines go; pino's default is standard output. */
   logger?: FastifyServerOptions['loggerInstance'];
   now?: () => Date;
+  /** Counters to use instead of the ones the configuration describes. */
+  rateLimits?: RateLimits;
 }
 
 /** Builds the whole service without listening, so the server, the CLI and tests share it. */
@@ -35,6 +42,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(healthRoutes, { storage });
 
   const directory = deps.directory ?? createTenantDirectory(storage);
+  const rateLimits = deps.rateLimits ?? createConfiguredRateLimits(app, config);
   await app.register(
     async (api) => {
       await api.register(tenantPlugin, {
@@ -43,6 +51,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         hostRules: { serviceDomain: config.serviceDomain, defaultTenant: config.defaultTenant },
       });
       await api.register(authPlugin, deps.now ? { now: deps.now } : {});
+      await api.register(rateLimitPlugin, { limits: rateLimits });
+      api.addHook('onRequest', rejectUnknownTenant);
       api.setNotFoundHandler(app.routeNotFound);
       await api.register(loginRoutes, { tokenPrefix: config.tokenPrefix });
       await api.register(getUserRoute);
@@ -50,4 +60,19 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     { prefix: '/api' },
   );
   return app;
+}
+
+/** Rate-limit counters in Redis when REDIS_URL is set (closed with the app), else in this process. */
+function createConfiguredRateLimits(app: FastifyInstance, config: Config): RateLimits {
+  const limits = { authenticatedLimit: config.rateLimitAuthenticated, unauthenticatedLimit: config.rateLimitUnauthenticated };
+  if (!config.redisUrl) return createRateLimits({ ...limits, keyPrefix: config.redisKeyPrefix });
+  const redis = createRedisClient(config.redisUrl, app.log);
+  // Start with shared counters when Redis is there; when it is not, start anyway and fall back.
+  app.addHook('onReady', async () => {
+    await waitUntilReady(redis, REDIS_CONNECT_WAIT_MS);
+  });
+  app.addHook('onClose', async () => {
+    redis.disconnect();
+  });
+  return createRateLimits({ ...limits, keyPrefix: config.redisKeyPrefix, redis });
 }

@@ -14,6 +14,7 @@ const EnvSchema = Type.Object({
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   DATABASE_URL: Type.String({ default: '' }),
   REDIS_URL: Type.String({ default: '' }),
+  REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_-]{1,64}$', default: 'groupadmin' }),
   SERVICE_DOMAIN: Type.String({ pattern: '^[a-z0-9.-]+$', default: 'localhost' }),
   DEFAULT_TENANT: Type.String({ default: 'demo' }),
   RATE_LIMIT_AUTHENTICATED: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 60 }),
@@ -42,6 +43,8 @@ export interface Config {
   readonly dataDir: string;
   readonly databaseUrl: string | null;
   readonly redisUrl: string | null;
+  /** Prefix of every Redis key, so deployments can share one Redis. */
+  readonly redisKeyPrefix: string;
   readonly serviceDomain: string;
   readonly defaultTenant: string | null;
   readonly rateLimitAuthenticated: number;
@@ -118,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(parsed.DATA_DIR),
     databaseUrl: parsed.DATABASE_URL || null,
     redisUrl: parsed.REDIS_URL || null,
+    redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
     serviceDomain: parsed.SERVICE_DOMAIN.replace(/\.$/, ''),
     defaultTenant: defaultTenant || null,
     rateLimitAuthenticated: parsed.RATE_LIMIT_AUTHENTICATED,

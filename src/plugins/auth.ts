@@ -43,7 +43,7 @@ export default fp<AuthPluginOptions>(
     app.decorateRequest('auth', null);
     app.addHook('onRequest', async (request) => {
       const bearer = parseBearerHeader(request.headers.authorization);
-      if (!bearer) return;
+      if (!bearer || request.tenant === null) return;
       const moment = now();
       const found = await authenticateToken(request.tenant.db, bearer, moment);
       if (!found) return;

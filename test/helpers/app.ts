@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +25,19 @@ export interface TestApp {
 
 export const PASSWORD = 'correct horse battery';
 
+/**
+ * With REDIS_URL set (as in CI's second run), every test app keeps its counters in that Redis,
+ * under a key prefix of its own so parallel tests never share a budget.
+ */
+export function sharedServicesEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (process.env.REDIS_URL) {
+    env.REDIS_URL = process.env.REDIS_URL;
+    env.REDIS_KEY_PREFIX = `test-${randomUUID()}`;
+  }
+  return env;
+}
+
 /** Host header that selects a tenant. */
 export const hostOf = (tenant: string) => `${tenant}.localhost`;
 
@@ -42,6 +56,7 @@ export async function buildTestApp(
     LOG_LEVEL: 'silent',
     RATE_LIMIT_AUTHENTICATED: '100000',
     RATE_LIMIT_UNAUTHENTICATED: '100000',
+    ...sharedServicesEnv(),
     ...env,
   });
   const storage = await openStorage(config);

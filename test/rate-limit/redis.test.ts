@@ -1,0 +1,126 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildTestApp, JSON_HEADERS, type TestApp } from '../helpers/app.js';
+import { capturingLogger } from '../helpers/logs.js';
+
+const REDIS_URL = process.env.REDIS_URL;
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await sleep(50);
+  }
+  throw new Error('condition not met in time');
+}
+
+/** A Redis server of this test's own, so it can be stopped and started without disturbing others. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  const { Redis } = await import('ioredis');
+  await waitFor(async () => {
+    const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      return (await probe.ping()) === 'PONG';
+    } catch {
+      return false;
+    } finally {
+      probe.disconnect();
+    }
+  }, 5000);
+  return child;
+}
+
+const stopRedis = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+
+describe.runIf(REDIS_URL)('rate limits shared through Redis', () => {
+  const apps: TestApp[] = [];
+  const redisServers: ChildProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((app) => app.close()));
+    await Promise.all(redisServers.splice(0).map((server) => (server.exitCode === null ? stopRedis(server) : undefined)));
+  });
+
+  const instance = async (env: Record<string, string>, logger?: ReturnType<typeof capturingLogger>['logger']) => {
+    const app = await buildTestApp({ RATE_LIMIT_UNAUTHENTICATED: '3', ...env }, logger ? { logger } : {});
+    apps.push(app);
+    return app;
+  };
+  const hit = (t: TestApp) => t.app.inject({ method: 'GET', url: '/api/user', headers: JSON_HEADERS });
+
+  it('gives two instances on one Redis one budget', async () => {
+    const shared = { REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: `test-${randomUUID()}` };
+    const first = await instance(shared);
+    const second = await instance(shared);
+    expect((await hit(first)).headers['x-ratelimit-remaining']).toBe('2');
+    expect((await hit(second)).headers['x-ratelimit-remaining']).toBe('1');
+    const third = await hit(first);
+    expect(third.statusCode).toBe(401);
+    expect(third.headers['x-ratelimit-remaining']).toBe('0');
+    expect((await hit(second)).statusCode).toBe(429);
+    expect((await hit(first)).statusCode).toBe(429);
+    // Both announce the same window end.
+    expect((await hit(first)).headers['x-ratelimit-reset']).toBe((await hit(second)).headers['x-ratelimit-reset']);
+  });
+
+  it('keeps answering with per-process counters when Redis cannot be reached, and says so once', async () => {
+    const port = await freePort();
+    const logs = capturingLogger('warn');
+    const t = await instance({ REDIS_URL: `redis://127.0.0.1:${port}` }, logs.logger);
+    const statuses = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await hit(t);
+      statuses.push(response.statusCode);
+      expect(response.headers['x-ratelimit-limit']).toBe('3');
+    }
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    await sleep(300);
+    const warnings = logs.lines().filter((line) => String(line.msg).includes('Redis is unreachable'));
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('falls back when Redis stops mid-way and shares the budget again when it returns', async () => {
+    const port = await freePort();
+    redisServers.push(await startRedis(port));
+    const logs = capturingLogger('info');
+    const env = { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: `test-${randomUUID()}` };
+    const first = await instance(env, logs.logger);
+    const second = await instance(env);
+    await waitFor(async () => (await hit(first)).headers['x-ratelimit-remaining'] === '2', 5000);
+    expect((await hit(second)).headers['x-ratelimit-remaining']).toBe('1');
+
+    await stopRedis(redisServers.pop()!);
+    // Each process now counts on its own; nothing fails.
+    const during = await hit(first);
+    expect([401, 429]).toContain(during.statusCode);
+    expect(during.headers['x-ratelimit-limit']).toBe('3');
+    await waitFor(async () => logs.text().includes('Redis is unreachable'), 3000);
+
+    redisServers.push(await startRedis(port));
+    await waitFor(async () => logs.text().includes('Redis is reachable again'), 5000);
+    // A fresh Redis holds no counters: the shared budget starts over and both instances use it.
+    expect((await hit(first)).headers['x-ratelimit-remaining']).toBe('2');
+    expect((await hit(second)).headers['x-ratelimit-remaining']).toBe('1');
+    expect(logs.lines().filter((line) => String(line.msg).includes('Redis is unreachable'))).toHaveLength(1);
+  });
+});
