@@ -4,7 +4,7 @@ import type { TenantDatabase } from '../db/types.js';
 import { updateUserPasswordHash, type UserRow } from '../db/users.js';
 import { issueToken, type IssuedToken } from './access-tokens.js';
 import { hashPassword, spendPasswordCheck, verifyPassword } from './passwords.js';
-import { toDbTimestamp } from './time.js';
+import { toApiTimestamp, toDbTimestamp } from './time.js';
 import { hashTokenSecret, parseAbilities, tokenHashesMatch, type BearerToken } from './tokens.js';
 import { findUserByUsername } from '../db/users.js';
 import { isActive } from './users.js';
@@ -28,7 +28,7 @@ export async function authenticateToken(db: TenantDb, bearer: BearerToken, now: 
   if (!found) return null;
   if (!tokenHashesMatch(found.token.token, hashTokenSecret(bearer.secret))) return null;
   if (!isActive(found.user)) return null;
-  if (found.token.expires_at !== null && found.token.expires_at <= toDbTimestamp(now)) return null;
+  if (found.token.expires_at !== null && Date.parse(toApiTimestamp(found.token.expires_at)) <= now.getTime()) return null;
   return {
     user: found.user,
     tokenId: found.token.id,

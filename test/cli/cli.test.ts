@@ -3,13 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/processes.js';
+import { testServices, type TestServices } from '../helpers/services.js';
 
 describe('groupadmin command line', () => {
   let env: Record<string, string>;
-  beforeEach(() => {
-    env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'groupadmin-cli-')) };
+  let services: TestServices;
+  beforeEach(async () => {
+    services = await testServices();
+    env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'groupadmin-cli-')), ...services.env };
   });
-  afterEach(() => rmSync(env.DATA_DIR!, { recursive: true, force: true }));
+  afterEach(async () => {
+    await services.cleanup();
+    rmSync(env.DATA_DIR!, { recursive: true, force: true });
+  });
 
   const cli = (args: string[], input?: string) => runCli(args, env, input);
 

@@ -2,18 +2,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sharedServicesEnv } from '../helpers/app.js';
+import { testServices, type TestServices } from '../helpers/services.js';
 import { http, startServer, type ServerProcess } from '../helpers/processes.js';
 
 describe('rate limit over real HTTP with the default limits', () => {
   let dataDir: string;
   let server: ServerProcess;
+  let services: TestServices;
   beforeAll(async () => {
+    services = await testServices();
     dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-e2e-rl-'));
-    server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...sharedServicesEnv() });
+    server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...services.env });
   });
   afterAll(async () => {
     await server?.stop();
+    await services.cleanup();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -3,19 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
+import { testServices, type TestServices } from '../helpers/services.js';
 
 describe('the built server over real HTTP', () => {
   let dataDir: string;
   let server: ServerProcess;
   let env: Record<string, string>;
+  let services: TestServices;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-e2e-'));
-    env = { DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_UNAUTHENTICATED: '1000' };
+    services = await testServices();
+    env = { DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_UNAUTHENTICATED: '1000', ...services.env };
     server = await startServer(env);
   });
   afterAll(async () => {
     await server?.stop();
+    await services.cleanup();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

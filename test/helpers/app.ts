@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import type { Storage } from '../../src/db/storage.js';
 import { createTenant } from '../../src/domain/tenant-admin.js';
 import { createUser, type NewUser } from '../../src/domain/users.js';
 import type { UserRow } from '../../src/db/users.js';
+import { testServices } from './services.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -25,19 +25,6 @@ export interface TestApp {
 
 export const PASSWORD = 'correct horse battery';
 
-/**
- * With REDIS_URL set (as in CI's second run), every test app keeps its counters in that Redis,
- * under a key prefix of its own so parallel tests never share a budget.
- */
-export function sharedServicesEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  if (process.env.REDIS_URL) {
-    env.REDIS_URL = process.env.REDIS_URL;
-    env.REDIS_KEY_PREFIX = `test-${randomUUID()}`;
-  }
-  return env;
-}
-
 /** Host header that selects a tenant. */
 export const hostOf = (tenant: string) => `${tenant}.localhost`;
 
@@ -51,12 +38,13 @@ export async function buildTestApp(
   beforeReady?: (app: FastifyInstance) => void,
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-test-'));
+  const services = await testServices();
   const config = loadConfig({
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     RATE_LIMIT_AUTHENTICATED: '100000',
     RATE_LIMIT_UNAUTHENTICATED: '100000',
-    ...sharedServicesEnv(),
+    ...services.env,
     ...env,
   });
   const storage = await openStorage(config);
@@ -100,6 +88,7 @@ export async function buildTestApp(
     close: async () => {
       await app.close();
       await storage.close();
+      await services.cleanup();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -6,16 +6,6 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = fileURLToPath(new URL('../../bin/groupadmin.js', import.meta.url));
 const SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
 
-/** The shared services of the current test run (CI's second run sets them), for child processes. */
-function passThrough(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const key of ['DATABASE_URL', 'REDIS_URL']) {
-    const value = process.env[key];
-    if (value) env[key] = value;
-  }
-  return env;
-}
-
 export interface CliResult {
   status: number | null;
   stdout: string;
@@ -26,7 +16,7 @@ export interface CliResult {
 export function runCli(args: string[], env: Record<string, string>, input?: string): CliResult {
   const result = spawnSync(process.execPath, [CLI, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...passThrough(), ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
     input: input ?? '',
     encoding: 'utf8',
     timeout: 30_000,
@@ -46,7 +36,7 @@ export interface ServerProcess {
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [SERVER], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...passThrough(), ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

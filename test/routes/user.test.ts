@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { changePassword, deactivateUser } from '../../src/domain/accounts.js';
 import { deleteTokensOfUser } from '../../src/db/tokens.js';
 import { issueToken } from '../../src/domain/access-tokens.js';
+import { toApiTimestampOrNull } from '../../src/domain/time.js';
 import { buildTestApp, hostOf, PASSWORD, type TestApp } from '../helpers/app.js';
 
 const UNAUTHENTICATED = '{"message":"Unauthenticated."}';
@@ -153,21 +154,21 @@ describe('GET /api/user', () => {
     const lastUsed = async () => {
       // The write is not awaited by the request; let it land.
       await new Promise((resolve) => setTimeout(resolve, 20));
-      return (await db.selectFrom('personal_access_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow())
-        .last_used_at;
+      const row = await db.selectFrom('personal_access_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow();
+      return toApiTimestampOrNull(row.last_used_at);
     };
     expect(await lastUsed()).toBeNull();
 
     await getUser(`Bearer ${token}`);
-    expect(await lastUsed()).toBe('2026-11-21 09:30:05.123000');
+    expect(await lastUsed()).toBe('2026-11-21T09:30:05.123000Z');
 
     clock = new Date('2026-11-21T09:30:50.000Z');
     await getUser(`Bearer ${token}`);
     await getUser(`Bearer ${token}`);
-    expect(await lastUsed()).toBe('2026-11-21 09:30:05.123000');
+    expect(await lastUsed()).toBe('2026-11-21T09:30:05.123000Z');
 
     clock = new Date('2026-11-21T09:31:05.200Z');
     await getUser(`Bearer ${token}`);
-    expect(await lastUsed()).toBe('2026-11-21 09:31:05.200000');
+    expect(await lastUsed()).toBe('2026-11-21T09:31:05.200000Z');
   });
 });

@@ -28,9 +28,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // Usernames and e-mail addresses are unique regardless of ASCII case.
   for (const column of ['username', 'email']) {
-    await sql`create unique index ${sql.raw(`users_${column}_lower_unique`)} on ${sql.table('users')} (${sql.raw(
-      lowerAsciiSql(db, column),
-    )})`.execute(db);
+    await db.schema
+      .createIndex(`users_${column}_lower_unique`)
+      .on('users')
+      .unique()
+      .expression(sql.raw(lowerAsciiSql(db, column)))
+      .execute();
   }
 
   await addIdColumn(db, db.schema.createTable('personal_access_tokens'))

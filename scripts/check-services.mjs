@@ -1,0 +1,28 @@
+// Fails (exit 1) unless the PostgreSQL of DATABASE_URL and the Redis of REDIS_URL both answer.
+// CI runs it before the suite's second run, so that run can never pass by skipping.
+import pg from 'pg';
+import { Redis } from 'ioredis';
+
+const problems = [];
+try {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  const { rows } = await client.query('select version()');
+  console.log(`PostgreSQL: ${rows[0].version.split(',')[0]}`);
+  await client.end();
+} catch (err) {
+  problems.push(`PostgreSQL at ${process.env.DATABASE_URL} is not reachable: ${err.message}`);
+}
+try {
+  const redis = new Redis(process.env.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => {});
+  await redis.connect();
+  console.log(`Redis: ${await redis.ping()}`);
+  redis.disconnect();
+} catch (err) {
+  problems.push(`Redis at ${process.env.REDIS_URL} is not reachable: ${err.message}`);
+}
+if (problems.length > 0) {
+  for (const problem of problems) console.error(problem);
+  process.exit(1);
+}

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import { registryMigrations, tenantMigrations } from './migrations/index.js';
+import { migrateToLatest, type Storage } from './storage.js';
+import type { RegistryDatabase, TenantDatabase } from './types.js';
+
+/** The registry's schema; each tenant has a schema of its own (tenantSchema). */
+export const REGISTRY_SCHEMA = 'groupadmin';
+const MAX_IDENTIFIER_LENGTH = 63;
+
+/**
+ * `tenant_<slug>` with hyphens as underscores. PostgreSQL cuts identifiers at 63 bytes, so a slug
+ * too long for that keeps its start and gets a hash of the whole slug, to stay unique.
+ */
+export function tenantSchema(slug: string): string {
+  const schema = `tenant_${slug.replace(/-/g, '_')}`;
+  if (schema.length <= MAX_IDENTIFIER_LENGTH) return schema;
+  const digest = createHash('sha256').update(slug).digest('hex').slice(0, 8);
+  return `${schema.slice(0, MAX_IDENTIFIER_LENGTH - 9)}_${digest}`;
+}
+
+// Values come back as the SQLite dialect gives them: int8 (ids, counts) as numbers, and
+// timestamps as the text PostgreSQL wrote, never as Dates shifted by the local time zone.
+const INT8 = 20;
+const TIMESTAMP = 1114;
+const TIMESTAMPTZ = 1184;
+const typeParsers = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === INT8) return (value: string) => Number(value);
+    if (oid === TIMESTAMP || oid === TIMESTAMPTZ) return (value: string) => value;
+    return pg.types.getTypeParser(oid, format as 'text');
+  }) as typeof pg.types.getTypeParser,
+};
+
+export interface PostgresStorageOptions {
+  databaseUrl: string;
+  poolSize?: number;
+}
+
+/**
+ * All tenants share one connection pool. Every query names its schema (Kysely's withSchema):
+ * search_path is never switched on a shared connection, so no query can land in another tenant.
+ */
+export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresStorageOptions): Storage {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, types: typeParsers });
+  // An idle connection that the server drops must not take the process down.
+  pool.on('error', () => undefined);
+  const root = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  const registry = root.withSchema(REGISTRY_SCHEMA) as unknown as Kysely<RegistryDatabase>;
+  const handles = new LRUCache<string, Kysely<TenantDatabase>>({ max: 10_000 });
+
+  const tenantDb = (slug: string) => {
+    let db = handles.get(slug);
+    if (!db) {
+      db = root.withSchema(tenantSchema(slug)) as unknown as Kysely<TenantDatabase>;
+      handles.set(slug, db);
+    }
+    return db;
+  };
+
+  const migrateTenant = async (slug: string) => {
+    const schema = tenantSchema(slug);
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(root);
+    await migrateToLatest(root.withSchema(schema), tenantMigrations, `tenant "${slug}"`, schema);
+  };
+
+  return {
+    dialect: 'postgres',
+    registry,
+    tenantDb,
+    provisionTenant: migrateTenant,
+    migrateTenant,
+    migrateRegistry: async () => {
+      await sql`create schema if not exists ${sql.id(REGISTRY_SCHEMA)}`.execute(root);
+      await migrateToLatest(root.withSchema(REGISTRY_SCHEMA), registryMigrations, 'the registry', REGISTRY_SCHEMA);
+    },
+    ping: async () => {
+      await sql`select 1`.execute(root);
+    },
+    close: () => root.destroy(),
+  };
+}

@@ -1,0 +1,112 @@
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPostgresStorage, REGISTRY_SCHEMA, tenantSchema } from '../../src/db/postgres.js';
+import type { Storage } from '../../src/db/storage.js';
+import { findUserByUsername } from '../../src/db/users.js';
+import { createTenant, migrateAll } from '../../src/domain/tenant-admin.js';
+import { createUser } from '../../src/domain/users.js';
+import { createTestDatabase, DATABASE_URL } from '../helpers/services.js';
+
+describe('tenantSchema', () => {
+  it('maps a slug to tenant_<slug> with hyphens as underscores', () => {
+    expect(tenantSchema('acme')).toBe('tenant_acme');
+    expect(tenantSchema('my-club-2')).toBe('tenant_my_club_2');
+  });
+
+  it('keeps long slugs within 63 characters and apart', () => {
+    const a = tenantSchema(`${'a'.repeat(60)}-x`);
+    const b = tenantSchema(`${'a'.repeat(60)}-y`);
+    expect(a.length).toBeLessThanOrEqual(63);
+    expect(a).not.toBe(b);
+  });
+});
+
+describe.runIf(DATABASE_URL)('PostgreSQL storage', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let storage: Storage;
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    storage = createPostgresStorage({ databaseUrl: database.url, poolSize: 3 });
+    await migrateAll(storage);
+  });
+  afterEach(async () => {
+    await storage.close();
+    await database.drop();
+  });
+
+  const query = async (text: string) => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query(text)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+
+  it('keeps the registry in its own schema and each tenant in tenant_<slug>', async () => {
+    await createTenant(storage, 'acme');
+    await createTenant(storage, 'my-club');
+    const tables = await query(
+      `select table_schema || '.' || table_name as name from information_schema.tables
+       where table_name in ('tenants', 'users', 'personal_access_tokens') order by 1`,
+    );
+    expect(tables.map((row) => row.name)).toEqual([
+      `${REGISTRY_SCHEMA}.tenants`,
+      'tenant_acme.personal_access_tokens',
+      'tenant_acme.users',
+      'tenant_my_club.personal_access_tokens',
+      'tenant_my_club.users',
+    ]);
+  });
+
+  it('qualifies every query with the schema instead of relying on search_path', async () => {
+    await createTenant(storage, 'acme');
+    // A decoy in the default schema: an unqualified query would find it.
+    await query(`create table public.users (id int, username text)`);
+    await query(`insert into public.users values (1, 'decoy')`);
+    const db = storage.tenantDb('acme');
+    expect(await findUserByUsername(db, 'decoy')).toBeUndefined();
+    await createUser(db, { username: 'alice', email: 'a@example.com', firstname: 'A', lastname: 'B', password: 'password1' });
+    expect((await findUserByUsername(db, 'ALICE'))?.username).toBe('alice');
+    expect(await query(`select username from public.users`)).toEqual([{ username: 'decoy' }]);
+  });
+
+  it('serves many tenants through one bounded pool', async () => {
+    const slugs = Array.from({ length: 12 }, (_, i) => `club-${i}`);
+    for (const slug of slugs) await createTenant(storage, slug);
+    await Promise.all(
+      slugs.map((slug) =>
+        createUser(storage.tenantDb(slug), {
+          username: 'u', email: `${slug}@example.com`, firstname: 'A', lastname: 'B', password: 'password1',
+        }),
+      ),
+    );
+    const [row] = await query(
+      `select count(*)::int as connections from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+    );
+    expect(row.connections).toBeLessThanOrEqual(3);
+  });
+
+  it('gives back the same types as SQLite', async () => {
+    await createTenant(storage, 'acme');
+    const db = storage.tenantDb('acme');
+    const user = await createUser(db, {
+      username: 'alice', email: 'a@example.com', firstname: 'A', lastname: 'B', password: 'password1', gender_id: 3,
+    });
+    expect(typeof user.id).toBe('number');
+    expect(user.gender_id).toBe(3);
+    expect(user.is_vegetarian).toBe(false);
+    expect(typeof user.created_at).toBe('string');
+    const { count } = await db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    expect(count).toBe(1);
+  });
+
+  it('migrates again without changes', async () => {
+    await createTenant(storage, 'acme');
+    expect(await migrateAll(storage)).toBe(1);
+  });
+});

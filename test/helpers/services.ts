@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+
+/**
+ * The shared services of this test run. CI's second run sets DATABASE_URL and REDIS_URL; then every
+ * test app gets a PostgreSQL database of its own (dropped afterwards) and a Redis key prefix of its
+ * own, so parallel tests never see each other's rows or budgets.
+ */
+export interface TestServices {
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+export const DATABASE_URL = process.env.DATABASE_URL || undefined;
+export const REDIS_URL = process.env.REDIS_URL || undefined;
+
+async function withAdminClient<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty PostgreSQL database on DATABASE_URL's server; drop() removes it. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `ga_test_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+  await withAdminClient((client) => client.query(`create database "${name}"`));
+  const url = new URL(DATABASE_URL!);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await withAdminClient((client) => client.query(`drop database if exists "${name}" with (force)`));
+    },
+  };
+}
+
+export async function testServices(): Promise<TestServices> {
+  const env: Record<string, string> = {};
+  let drop: () => Promise<void> = async () => {};
+  if (DATABASE_URL) {
+    const database = await createTestDatabase();
+    env.DATABASE_URL = database.url;
+    drop = database.drop;
+  }
+  if (REDIS_URL) {
+    env.REDIS_URL = REDIS_URL;
+    env.REDIS_KEY_PREFIX = `test-${randomUUID()}`;
+  }
+  return { env, cleanup: drop };
+}
