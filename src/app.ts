@@ -24,6 +24,8 @@ export interface AppDeps {
   now?: () => Date;
   /** Counters to use instead of the ones the configuration describes. */
   rateLimits?: RateLimits;
+  /** 'cluster' in the workers of WORKERS > 1: counters without Redis live in the primary. */
+  localRateLimitStore?: 'memory' | 'cluster';
 }
 
 /** Builds the whole service without listening, so the server, the CLI and tests share it. */
@@ -42,7 +44,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(healthRoutes, { storage });
 
   const directory = deps.directory ?? createTenantDirectory(storage);
-  const rateLimits = deps.rateLimits ?? createConfiguredRateLimits(app, config);
+  const rateLimits = deps.rateLimits ?? createConfiguredRateLimits(app, config, deps.localRateLimitStore ?? 'memory');
   await app.register(
     async (api) => {
       await api.register(tenantPlugin, {
@@ -63,9 +65,20 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 }
 
 /** Rate-limit counters in Redis when REDIS_URL is set (closed with the app), else in this process. */
-function createConfiguredRateLimits(app: FastifyInstance, config: Config): RateLimits {
-  const limits = { authenticatedLimit: config.rateLimitAuthenticated, unauthenticatedLimit: config.rateLimitUnauthenticated };
-  if (!config.redisUrl) return createRateLimits({ ...limits, keyPrefix: config.redisKeyPrefix });
+function createConfiguredRateLimits(app: FastifyInstance, config: Config, localStore: 'memory' | 'cluster'): RateLimits {
+  let warned = false;
+  const limits = {
+    authenticatedLimit: config.rateLimitAuthenticated,
+    unauthenticatedLimit: config.rateLimitUnauthenticated,
+    keyPrefix: config.redisKeyPrefix,
+    localStore,
+    onFallback: (err: unknown) => {
+      if (warned) return;
+      warned = true;
+      app.log.warn({ err }, 'rate-limit counters failed; counting in this process instead');
+    },
+  };
+  if (!config.redisUrl) return createRateLimits(limits);
   const redis = createRedisClient(config.redisUrl, app.log);
   // Start with shared counters when Redis is there; when it is not, start anyway and fall back.
   app.addHook('onReady', async () => {
@@ -74,5 +87,5 @@ function createConfiguredRateLimits(app: FastifyInstance, config: Config): RateL
   app.addHook('onClose', async () => {
     redis.disconnect();
   });
-  return createRateLimits({ ...limits, keyPrefix: config.redisKeyPrefix, redis });
+  return createRateLimits({ ...limits, redis });
 }

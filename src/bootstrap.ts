@@ -53,3 +53,18 @@ export function curlLoginCommand(config: Config, account: FirstStartAccount): st
     `-d '${body}'`,
   ].join(' ');
 }
+
+/** Shows the first start's account once, on standard output, as a command to paste. */
+export function printFirstStart(config: Config, account: FirstStartAccount, port: number): void {
+  // The password exists nowhere else in readable form.
+  process.stdout.write(
+    [
+      '',
+      `First start: created tenant "${account.tenant}" and user "${account.username}".`,
+      'Log in with:',
+      `  ${curlLoginCommand({ ...config, port }, account)}`,
+      '',
+      '',
+    ].join('\n'),
+  );
+}

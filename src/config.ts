@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import Type, { type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -27,6 +28,7 @@ const EnvSchema = Type.Object({
     { default: 'info' },
   ),
   TENANT_CACHE_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 }),
+  WORKERS: Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 1, maximum: 64 })], { default: 1 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -55,6 +57,8 @@ export interface Config {
   readonly logLevel: string;
   /** How many tenant databases stay open at once; the least recently used is closed beyond it. */
   readonly tenantCacheSize: number;
+  /** Worker processes sharing the port; 1 runs the service in this process. */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {
@@ -62,7 +66,9 @@ export class ConfigError extends Error {
 }
 
 const describe = (schema: Record<string, unknown>): string => {
-  if (schema.anyOf) return `one of ${(schema.anyOf as { const: string }[]).map((s) => s.const).join(', ')}`;
+  if (schema.anyOf) {
+    return (schema.anyOf as Record<string, unknown>[]).map((option) => (option.const ? `"${String(option.const)}"` : describe(option))).join(' or ');
+  }
   if (schema.type === 'integer') return `an integer from ${schema.minimum} to ${schema.maximum}`;
   if (schema.pattern) return `a string matching ${schema.pattern}`;
   return 'a non-empty string';
@@ -131,5 +137,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenPrefix: parsed.TOKEN_PREFIX,
     logLevel: parsed.LOG_LEVEL,
     tenantCacheSize: parsed.TENANT_CACHE_SIZE,
+    workers: parsed.WORKERS === 'auto' ? availableParallelism() : parsed.WORKERS,
   });
 }

@@ -1,34 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { curlLoginCommand, openStorage, seedFirstStart } from './bootstrap.js';
+import { openStorage, printFirstStart, seedFirstStart } from './bootstrap.js';
 import type { Config } from './config.js';
+import { createStorage } from './db/index.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   stop(): Promise<void>;
 }
 
-/** Migrates, seeds a first start, listens, and stops cleanly on SIGTERM/SIGINT. */
-export async function serve(config: Config): Promise<RunningServer> {
-  const storage = await openStorage(config);
-  const account = await seedFirstStart(storage, config);
-  const app = await buildApp(config, { storage });
+/**
+ * 'single': this process migrates, seeds a first start and serves. 'worker': one of WORKERS
+ * processes; the cluster primary has migrated and seeded, and holds the shared counters.
+ */
+export type ServeRole = 'single' | 'worker';
+
+/** Listens, and stops cleanly (in-flight requests answered, storage closed) on SIGTERM/SIGINT. */
+export async function serve(config: Config, role: ServeRole = 'single'): Promise<RunningServer> {
+  const storage = role === 'single' ? await openStorage(config) : createStorage(config);
+  const account = role === 'single' ? await seedFirstStart(storage, config) : null;
+  const app = await buildApp(config, { storage, localRateLimitStore: role === 'worker' ? 'cluster' : 'memory' });
   await app.listen({ port: config.port, host: config.host });
-  if (account) {
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    // Shown once: the password exists nowhere else in readable form.
-    process.stdout.write(
-      [
-        '',
-        `First start: created tenant "${account.tenant}" and user "${account.username}".`,
-        'Log in with:',
-        `  ${curlLoginCommand({ ...config, port }, account)}`,
-        '',
-        '',
-      ].join('\n'),
-    );
-  }
+  if (account) printFirstStart(config, account, listeningPort(app, config));
+
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
@@ -48,4 +42,9 @@ export async function serve(config: Config): Promise<RunningServer> {
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   return { app, stop };
+}
+
+function listeningPort(app: FastifyInstance, config: Config): number {
+  const address = app.server.address();
+  return typeof address === 'object' && address ? address.port : config.port;
 }

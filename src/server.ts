@@ -1,8 +1,8 @@
 import { ConfigError, loadConfig } from './config.js';
-import { serve } from './serve.js';
+import { start } from './start.js';
 
 try {
-  await serve(loadConfig());
+  await start(loadConfig());
 } catch (err) {
   // A bad setting is a one-line message, not a stack trace.
   process.stderr.write(`${err instanceof ConfigError ? err.message : `groupadmin: ${String((err as Error).stack ?? err)}`}\n`);

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
@@ -43,6 +44,8 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'not-an-address'],
     ['DATABASE_URL', 'mysql://localhost/x'],
     ['REDIS_URL', 'not a url'],
+    ['WORKERS', '0'],
+    ['WORKERS', 'many'],
   ])('refuses %s=%s with one line naming the variable', (name, value) => {
     let error: unknown;
     try {
@@ -54,6 +57,12 @@ describe('loadConfig', () => {
     const message = (error as Error).message;
     expect(message).toContain(name);
     expect(message).not.toContain('\n');
+  });
+
+  it('reads WORKERS as a count or "auto" (one per CPU)', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ WORKERS: '3' }).workers).toBe(3);
+    expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(availableParallelism());
   });
 
   it('reads TRUST_PROXY as a switch, a hop count or a list of addresses', () => {

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { migrateAll } from '../domain/tenant-admin.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { TenantError } from '../domain/tenant-admin.js';
-import { serve } from '../serve.js';
+import { start } from '../start.js';
 import { CliError, withStorage } from './context.js';
 import { registerTenantCommands } from './tenant.js';
 import { registerTokenCommands } from './token.js';
@@ -19,7 +19,7 @@ export function buildProgram(): Command {
     .command('serve')
     .description('run the HTTP service')
     .action(async () => {
-      await serve(loadConfig());
+      await start(loadConfig());
     });
 
   program

@@ -1,5 +1,11 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterCluster,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 
 export const WINDOW_SECONDS = 60;
 
@@ -28,12 +34,23 @@ export interface RateLimitOptions {
   redis?: Redis;
   /** Separates the keys of deployments (or test runs) that share one Redis. */
   keyPrefix: string;
+  /**
+   * Where counters live without Redis (and while it is away): this process ('memory'), or the
+   * cluster primary ('cluster'), so that all workers of one machine share one exact count.
+   */
+  localStore?: 'memory' | 'cluster';
+  /** Told when counting fails and a bucket falls back to this process's own counters. */
+  onFallback?: (err: unknown) => void;
 }
 
-function limiterFor(points: number, keyPrefix: string, redis: Redis | undefined): RateLimiterAbstract {
+function limiterFor(points: number, keyPrefix: string, options: RateLimitOptions): RateLimiterAbstract {
+  const { redis, localStore = 'memory' } = options;
   // Fixed windows: a key's window starts with its first request and lasts WINDOW_SECONDS.
-  const memory = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix });
-  if (!redis) return memory;
+  const local =
+    localStore === 'cluster'
+      ? new RateLimiterCluster({ points, duration: WINDOW_SECONDS, keyPrefix, timeoutMs: 1000 })
+      : new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix });
+  if (!redis) return local;
   return new RateLimiterRedis({
     storeClient: redis,
     points,
@@ -41,28 +58,39 @@ function limiterFor(points: number, keyPrefix: string, redis: Redis | undefined)
     keyPrefix,
     // While Redis is away, each process counts on its own; no request fails for it.
     rejectIfRedisNotReady: true,
-    insuranceLimiter: memory,
+    insuranceLimiter: local,
   });
 }
 
 export function createRateLimits(options: RateLimitOptions): RateLimits {
-  const limits: Record<Bucket, { limit: number; limiter: RateLimiterAbstract }> = {
-    user: {
-      limit: options.authenticatedLimit,
-      limiter: limiterFor(options.authenticatedLimit, `${options.keyPrefix}:rl:user`, options.redis),
-    },
-    address: {
-      limit: options.unauthenticatedLimit,
-      limiter: limiterFor(options.unauthenticatedLimit, `${options.keyPrefix}:rl:addr`, options.redis),
-    },
+  const bucket = (limit: number, keyPrefix: string) => ({
+    limit,
+    limiter: limiterFor(limit, keyPrefix, options),
+    // The last resort when the configured store fails in an unexpected way: a request never
+    // fails because counting did.
+    fallback: new RateLimiterMemory({ points: limit, duration: WINDOW_SECONDS, keyPrefix }),
+  });
+  const limits: Record<Bucket, ReturnType<typeof bucket>> = {
+    user: bucket(options.authenticatedLimit, `${options.keyPrefix}:rl:user`),
+    address: bucket(options.unauthenticatedLimit, `${options.keyPrefix}:rl:addr`),
+  };
+  const consumeSomewhere = async (entry: ReturnType<typeof bucket>, key: string) => {
+    try {
+      return await entry.limiter.consume(key);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) throw err;
+      options.onFallback?.(err);
+      return entry.fallback.consume(key);
+    }
   };
   return {
-    async consume(bucket, key) {
-      const { limit, limiter } = limits[bucket];
+    async consume(bucketName, key) {
+      const entry = limits[bucketName];
+      const { limit } = entry;
       let result: RateLimiterRes;
       let allowed = true;
       try {
-        result = await limiter.consume(key);
+        result = await consumeSomewhere(entry, key);
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
         result = rejection;

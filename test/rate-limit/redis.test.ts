@@ -1,19 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, JSON_HEADERS, type TestApp } from '../helpers/app.js';
 import { capturingLogger } from '../helpers/logs.js';
+import { freePort } from '../helpers/processes.js';
 
 const REDIS_URL = process.env.REDIS_URL;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
