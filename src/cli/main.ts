@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { TenantError } from '../domain/tenant-admin.js';
 import { start } from '../start.js';
 import { CliError, withStorage } from './context.js';
+import { registerImportCommands } from './import.js';
 import { registerTenantCommands } from './tenant.js';
 import { registerTokenCommands } from './token.js';
 import { registerUserCommands } from './user.js';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerTenantCommands(program);
   registerUserCommands(program);
   registerTokenCommands(program);
+  registerImportCommands(program);
   return program;
 }
 

@@ -26,7 +26,7 @@ export function tenantSchema(slug: string): string {
 const INT8 = 20;
 const TIMESTAMP = 1114;
 const TIMESTAMPTZ = 1184;
-const typeParsers = {
+export const pgTypeParsers = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (oid === INT8) return (value: string) => Number(value);
     if (oid === TIMESTAMP || oid === TIMESTAMPTZ) return (value: string) => value;
@@ -44,7 +44,7 @@ export interface PostgresStorageOptions {
  * search_path is never switched on a shared connection, so no query can land in another tenant.
  */
 export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresStorageOptions): Storage {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, types: typeParsers });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, types: pgTypeParsers });
   // An idle connection that the server drops must not take the process down.
   pool.on('error', () => undefined);
   const root = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
@@ -72,6 +72,14 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
     tenantDb,
     provisionTenant: migrateTenant,
     migrateTenant,
+    syncIdSequences: async (slug, tables) => {
+      const schema = tenantSchema(slug);
+      for (const table of tables) {
+        // Schema and table names are ours (tenantSchema, a fixed list), never user input.
+        const qualified = `"${schema}"."${table}"`;
+        await sql`select setval(pg_get_serial_sequence(${qualified}, 'id'), coalesce(max(id), 0) + 1, false) from ${sql.id(schema, table)}`.execute(root);
+      }
+    },
     migrateRegistry: async () => {
       await sql`create schema if not exists ${sql.id(REGISTRY_SCHEMA)}`.execute(root);
       await migrateToLatest(root.withSchema(REGISTRY_SCHEMA), registryMigrations, 'the registry', REGISTRY_SCHEMA);

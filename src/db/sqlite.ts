@@ -103,6 +103,8 @@ export function createSqliteStorage({
     tenantDb,
     provisionTenant: migrateTenant,
     migrateTenant,
+    // AUTOINCREMENT already continues after the largest id ever inserted.
+    syncIdSequences: async () => undefined,
     migrateRegistry: () => migrateToLatest(registry, registryMigrations, 'the registry'),
     ping: async () => {
       await registry.selectFrom('tenants').select('id').limit(1).execute();

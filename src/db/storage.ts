@@ -14,6 +14,8 @@ export interface Storage {
   provisionTenant(slug: string): Promise<void>;
   migrateRegistry(): Promise<void>;
   migrateTenant(slug: string): Promise<void>;
+  /** After rows were inserted with explicit ids: the next generated id follows the largest one. */
+  syncIdSequences(slug: string, tables: readonly ('users' | 'personal_access_tokens')[]): Promise<void>;
   /** Throws when the storage cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

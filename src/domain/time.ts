@@ -19,3 +19,6 @@ export function toApiTimestamp(value: string | Date): string {
 
 export const toApiTimestampOrNull = (value: string | Date | null): string | null =>
   value === null ? null : toApiTimestamp(value);
+
+/** Any timestamp text another database gives back (see toApiTimestamp) in the stored form. */
+export const normaliseDbTimestamp = (value: string | Date): string => toApiTimestamp(value).replace('T', ' ').slice(0, -1);
