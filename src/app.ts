@@ -13,7 +13,13 @@ import { createRedisClient, waitUntilReady } from './rate-limit/redis.js';
 const REDIS_CONNECT_WAIT_MS = 2000;
 import loginRoutes from './routes/auth/login.js';
 import healthRoutes from './routes/system/health.js';
+import logoutRoute from './routes/auth/logout.js';
+import createTokenRoute from './routes/tokens/create-token.js';
+import listTokensRoute from './routes/tokens/list-tokens.js';
+import revokeTokensRoutes from './routes/tokens/revoke-tokens.js';
+import changePasswordRoute from './routes/user/change-password.js';
 import getUserRoute from './routes/user/get-user.js';
+import updateUserRoute from './routes/user/update-user.js';
 
 export interface AppDeps {
   /** Storage the caller owns (opened and migrated); the app never closes it. */
@@ -56,8 +62,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(rateLimitPlugin, { limits: rateLimits });
       api.addHook('onRequest', rejectUnknownTenant);
       api.setNotFoundHandler(app.routeNotFound);
-      await api.register(loginRoutes, { tokenPrefix: config.tokenPrefix });
+      const { tokenPrefix } = config;
+      // The original interface (api.md 4.1, 4.2)...
+      await api.register(loginRoutes, { tokenPrefix });
       await api.register(getUserRoute);
+      // ...and its extensions: self-service for users and their tokens.
+      await api.register(logoutRoute);
+      await api.register(updateUserRoute);
+      await api.register(changePasswordRoute, { tokenPrefix });
+      await api.register(listTokensRoute);
+      await api.register(createTokenRoute, { tokenPrefix });
+      await api.register(revokeTokensRoutes);
     },
     { prefix: '/api' },
   );

@@ -1,6 +1,11 @@
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { Settings } from 'typebox/system';
 import type { FieldErrors } from './errors.js';
+
+// TypeBox stops collecting errors after 8 by default; a body can have more failing fields than
+// that (a user has 15), and each is reported. Still bounded: our schemas are small and flat.
+Settings.Set({ maxErrors: 64 });
 
 /**
  * Checks input against a TypeBox schema and words the failures the way the original (Laravel)

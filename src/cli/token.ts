@@ -1,6 +1,24 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { deleteTokenOfUser, deleteTokensOfUser } from '../db/tokens.js';
+import Type from 'typebox';
+import { deleteTokenOfUser, deleteTokensOfUser, listTokensOfUser } from '../db/tokens.js';
+import { ABILITIES } from '../domain/abilities.js';
+import { issueToken, toTokenListItem } from '../domain/access-tokens.js';
+import { pruneExpiredTokens } from '../domain/token-maintenance.js';
+import { compileObjectValidator } from '../validation.js';
 import { CliError, requireUser, tenantDatabase, withStorage } from './context.js';
+
+const validateNewToken = compileObjectValidator<{ name: string; abilities: string[]; expires_at?: string }>(
+  Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    abilities: Type.Array(Type.Union(ABILITIES.map((ability) => Type.Literal(ability))), { minItems: 1 }),
+    expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+  }),
+);
+
+const nonNegativeNumber = (value: string): number => {
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('must be a number of hours, 0 or more');
+  return Number(value);
+};
 
 const positiveInteger = (value: string): number => {
   if (!/^\d{1,15}$/.test(value) || Number(value) === 0) throw new InvalidArgumentError('must be a positive integer');
@@ -35,4 +53,59 @@ export function registerTokenCommands(program: Command): void {
         process.stdout.write(`token ${options.id} of "${user.username}" revoked\n`);
       });
     });
+
+  token
+    .command('list <tenant> <username>')
+    .description("list a user's tokens as JSON (as GET /api/tokens shows them; never the secrets)")
+    .action((tenant: string, username: string) =>
+      withStorage(async (storage) => {
+        const db = await tenantDatabase(storage, tenant);
+        const user = await requireUser(db, tenant, username);
+        const tokens = (await listTokensOfUser(db, user.id)).map((row) => {
+          const { current: _current, ...item } = toTokenListItem(row, null);
+          return item;
+        });
+        process.stdout.write(`${JSON.stringify(tokens, null, 2)}\n`);
+      }),
+    );
+
+  token
+    .command('create <tenant> <username>')
+    .description('create a token for a user and print it once (only its hash is kept)')
+    .requiredOption('--name <name>', 'what the token is for, e.g. the application')
+    .option('--abilities <list>', `comma-separated, from: ${ABILITIES.join(', ')}`, '*')
+    .option('--expires-at <time>', 'ISO 8601 moment after which the token stops working')
+    .action((tenant: string, username: string, options: { name: string; abilities: string; expiresAt?: string }) =>
+      withStorage(async (storage, config) => {
+        const input = {
+          name: options.name,
+          abilities: [...new Set(options.abilities.split(',').map((ability) => ability.trim()).filter(Boolean))],
+          ...(options.expiresAt === undefined ? {} : { expires_at: options.expiresAt }),
+        };
+        const checked = validateNewToken(input);
+        if (!checked.ok) throw new CliError(Object.values(checked.fieldErrors).flat()[0] ?? 'invalid input');
+        const expiresAt = input.expires_at === undefined ? null : new Date(input.expires_at);
+        if (expiresAt && expiresAt.getTime() <= Date.now()) throw new CliError('The expires at field must be a date after now.');
+        const db = await tenantDatabase(storage, tenant);
+        const user = await requireUser(db, tenant, username);
+        const issued = await issueToken(db, user.id, {
+          tokenPrefix: config.tokenPrefix,
+          name: input.name,
+          abilities: input.abilities,
+          expiresAt,
+        });
+        process.stdout.write(`${issued.plainTextToken}\n`);
+      }),
+    );
+
+  token
+    .command('prune')
+    .description('delete tokens that expired more than --hours ago, in every tenant')
+    .option('--hours <n>', 'how long after expiry a token is kept', nonNegativeNumber, 24)
+    .action((options: { hours: number }) =>
+      withStorage(async (storage) => {
+        const result = await pruneExpiredTokens(storage, options.hours);
+        process.stdout.write(`${result.deleted} expired token(s) pruned in ${result.tenants} tenant(s)\n`);
+      }),
+    );
 }

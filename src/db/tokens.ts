@@ -99,3 +99,34 @@ export async function deleteTokenOfUser(db: TenantDb, userId: number, tokenId: n
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+export function listTokensOfUser(db: TenantDb, userId: number): Promise<TokenRow[]> {
+  return db
+    .selectFrom('personal_access_tokens')
+    .selectAll()
+    .where('tokenable_type', '=', USER_TOKENABLE_TYPE)
+    .where('tokenable_id', '=', userId)
+    .orderBy('id')
+    .execute();
+}
+
+/** Deletes every token of the user except one (the caller's own). */
+export async function deleteOtherTokensOfUser(db: TenantDb, userId: number, keepTokenId: number): Promise<number> {
+  const result = await db
+    .deleteFrom('personal_access_tokens')
+    .where('tokenable_type', '=', USER_TOKENABLE_TYPE)
+    .where('tokenable_id', '=', userId)
+    .where('id', '<>', keepTokenId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes tokens whose expiry lies before `expiredBefore` (database form). */
+export async function deleteTokensExpiredBefore(db: TenantDb, expiredBefore: string): Promise<number> {
+  const result = await db
+    .deleteFrom('personal_access_tokens')
+    .where('expires_at', 'is not', null)
+    .where('expires_at', '<', expiredBefore)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -47,3 +47,20 @@ export async function setUserActive(db: TenantDb, id: number, active: boolean, n
     .where('id', '=', id)
     .execute();
 }
+
+export type ProfileChanges = Partial<
+  Pick<
+    UserRow,
+    | 'email' | 'firstname' | 'lastname' | 'gender_id' | 'type_id' | 'phonenumber' | 'phonenumber_mobile'
+    | 'street' | 'housenumber' | 'zip' | 'city' | 'is_vegetarian' | 'can_swimm'
+  >
+>;
+
+export async function updateUserProfile(db: TenantDb, id: number, changes: ProfileChanges, updatedAt: string): Promise<UserRow> {
+  return db
+    .updateTable('users')
+    .set({ ...changes, updated_at: updatedAt })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { insertToken, type TokenRow } from '../db/tokens.js';
 import type { TenantDatabase } from '../db/types.js';
-import { toApiTimestamp, toDbTimestamp } from './time.js';
+import { toApiTimestamp, toApiTimestampOrNull, toDbTimestamp } from './time.js';
 import {
   ALL_ABILITIES,
   formatPlainToken,
@@ -21,6 +21,8 @@ export interface AccessTokenRecord {
   created_at: string;
   updated_at: string;
   id: number;
+  /** Only present when the token expires (tokens made by POST /api/tokens with expires_at). */
+  expires_at?: string;
 }
 
 export interface IssuedToken {
@@ -38,7 +40,7 @@ export interface IssueTokenOptions {
 }
 
 export function toAccessTokenRecord(row: TokenRow): AccessTokenRecord {
-  return {
+  const record: AccessTokenRecord = {
     name: row.name,
     abilities: parseAbilities(row.abilities),
     tokenable_id: Number(row.tokenable_id),
@@ -46,6 +48,34 @@ export function toAccessTokenRecord(row: TokenRow): AccessTokenRecord {
     created_at: toApiTimestamp(row.created_at),
     updated_at: toApiTimestamp(row.updated_at),
     id: Number(row.id),
+  };
+  if (row.expires_at !== null) record.expires_at = toApiTimestamp(row.expires_at);
+  return record;
+}
+
+/** A token as GET /api/tokens lists it: never its secret or hash. */
+export interface TokenListItem {
+  id: number;
+  name: string;
+  abilities: string[];
+  last_used_at: string | null;
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** The token this request was made with. */
+  current: boolean;
+}
+
+export function toTokenListItem(row: TokenRow, currentTokenId: number | null): TokenListItem {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    abilities: parseAbilities(row.abilities),
+    last_used_at: toApiTimestampOrNull(row.last_used_at),
+    expires_at: toApiTimestampOrNull(row.expires_at),
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+    current: Number(row.id) === currentTokenId,
   };
 }
 

@@ -61,6 +61,3 @@ export function parseAbilities(stored: string | null): string[] {
     return [];
   }
 }
-
-export const hasAbility = (abilities: readonly string[], ability: string): boolean =>
-  abilities.includes('*') || abilities.includes(ability);

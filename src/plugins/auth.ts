@@ -7,7 +7,8 @@ import {
   type AuthenticatedToken,
 } from '../domain/authentication.js';
 import { toApiTimestamp } from '../domain/time.js';
-import { hasAbility, parseBearerHeader } from '../domain/tokens.js';
+import { hasAbility, type Ability } from '../domain/abilities.js';
+import { parseBearerHeader } from '../domain/tokens.js';
 import { ApiError, unauthenticated } from '../errors.js';
 
 declare module 'fastify' {
@@ -15,19 +16,28 @@ declare module 'fastify' {
     /** The token's owner when the request carried a valid bearer token, else null. */
     auth: AuthenticatedToken | null;
   }
+  interface FastifyContextConfig {
+    /**
+     * The route needs a valid token ('token') or a token with this ability. Checked before the
+     * body is read: 401 without a valid token, 403 without the ability, and only then 400/422.
+     */
+    requires?: Ability | 'token';
+  }
 }
 
-/** The authenticated caller, or a 401 for the error handler to render. */
-export function requireAuth(request: FastifyRequest): AuthenticatedToken {
+/** The caller of a route that declares `config.requires` (the hook has already checked it). */
+export function callerOf(request: FastifyRequest): AuthenticatedToken {
   if (!request.auth) throw unauthenticated();
   return request.auth;
 }
 
-/** The authenticated caller whose token grants `ability`; 401 without a token, 403 without the ability. */
-export function requireAbility(request: FastifyRequest, ability: string): AuthenticatedToken {
-  const auth = requireAuth(request);
-  if (!hasAbility(auth.abilities, ability)) throw new ApiError('ability_missing', 'Invalid ability provided.');
-  return auth;
+function enforceRequirement(request: FastifyRequest): void {
+  const required = request.routeOptions.config?.requires;
+  if (required === undefined) return;
+  if (!request.auth) throw unauthenticated();
+  if (required !== 'token' && !hasAbility(request.auth.abilities, required)) {
+    throw new ApiError('ability_missing', 'Invalid ability provided.');
+  }
 }
 
 export interface AuthPluginOptions {
@@ -36,7 +46,7 @@ export interface AuthPluginOptions {
 
 /**
  * Bearer token -> user, for every request under /api. It never rejects by itself: the rate
- * limiter needs to know who is asking, and only routes that need a user call requireAuth().
+ * limiter needs to know who is asking. Routes say what they need in `config.requires`.
  */
 export default fp<AuthPluginOptions>(
   async function auth(app: FastifyInstance, { now = () => new Date() }) {
@@ -56,6 +66,7 @@ export default fp<AuthPluginOptions>(
         );
       }
     });
+    app.addHook('preParsing', async (request) => enforceRequirement(request));
   },
   { name: 'auth', dependencies: ['tenant'] },
 );

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type TSchema } from 'typebox';
 
 // Response shapes shared by several routes. Property order is the order on the wire
 // (the serializer follows the schema), which the original interface fixes.
@@ -35,9 +35,29 @@ export const AccessTokenSchema = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
   id: Type.Integer(),
+  expires_at: Type.Optional(Timestamp),
 });
 
 export const NewTokenSchema = Type.Object({
   accessToken: AccessTokenSchema,
   plainTextToken: Type.String({ description: '<id>|<secret>; shown once' }),
+});
+
+/** The success envelope of api.md section 1: success, message, data. */
+export const Envelope = <T extends TSchema>(data: T) =>
+  Type.Object({ success: Type.Boolean(), message: Type.String(), data });
+
+/** The answer of POST /login, also given by a password change (a fresh login token). */
+export const LoginSuccessSchema = Type.Object({
+  success: Type.Boolean(),
+  message: Type.String(),
+  data: Type.Object({
+    id: Type.Integer(),
+    username: Type.String(),
+    email: Type.String(),
+    firstname: Type.String(),
+    lastname: Type.String(),
+    api_key: Type.String(),
+  }),
+  api_key: NewTokenSchema,
 });

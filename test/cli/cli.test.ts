@@ -118,6 +118,36 @@ describe('groupadmin command line', () => {
     expect(missingUser.stderr).toBe('groupadmin: user "erin" not found in tenant "acme"\n');
   });
 
+  it('creates tokens, lists them without secrets, and prunes expired ones', () => {
+    cli(['tenant', 'create', 'acme']);
+    cli(['user', 'create', 'acme', 'erin', '--email', 'e@example.com', '--firstname', 'E', '--lastname', 'F']);
+    const created = cli(['token', 'create', 'acme', 'erin', '--name', 'backup script', '--abilities', 'user:read,tokens:read']);
+    expect(created.status).toBe(0);
+    expect(created.stdout).toMatch(/^\d+\|[A-Za-z0-9]{40}[0-9a-f]{8}\n$/);
+    const expiring = cli(['token', 'create', 'acme', 'erin', '--name', 'soon', '--expires-at', new Date(Date.now() + 3_600_000).toISOString()]);
+    expect(expiring.status).toBe(0);
+
+    const list = cli(['token', 'list', 'acme', 'erin']);
+    expect(list.status).toBe(0);
+    const tokens = JSON.parse(list.stdout);
+    expect(tokens.map((token: { name: string; abilities: string[] }) => [token.name, token.abilities])).toEqual([
+      ['backup script', ['user:read', 'tokens:read']],
+      ['soon', ['*']],
+    ]);
+    expect(tokens[1].expires_at).toMatch(/Z$/);
+    expect(list.stdout).not.toContain(created.stdout.trim().split('|')[1]);
+
+    expect(cli(['token', 'create', 'acme', 'erin', '--name', 'x', '--abilities', 'root']).stderr).toBe(
+      'groupadmin: The selected abilities.0 is invalid.\n',
+    );
+    expect(cli(['token', 'create', 'acme', 'erin', '--name', 'x', '--expires-at', '2001-01-01T00:00:00Z']).status).toBe(1);
+    expect(cli(['token', 'create', 'acme', 'erin']).status).toBe(2);
+
+    // Nothing has expired yet; with --hours 0 and a token that expired, it goes.
+    expect(cli(['token', 'prune']).stdout).toBe('0 expired token(s) pruned in 1 tenant(s)\n');
+    expect(cli(['token', 'prune', '--hours', 'x']).status).toBe(2);
+  });
+
   it('stops with one line naming a bad setting', () => {
     const result = runCli(['tenant', 'list'], { ...env, RATE_LIMIT_AUTHENTICATED: 'lots' });
     expect(result.status).toBe(1);

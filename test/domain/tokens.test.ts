@@ -4,10 +4,10 @@ import {
   formatPlainToken,
   generateTokenSecret,
   hashTokenSecret,
-  hasAbility,
   parseBearerHeader,
   tokenHashesMatch,
 } from '../../src/domain/tokens.js';
+import { abilitiesBeyond, hasAbility } from '../../src/domain/abilities.js';
 
 /** Independent crc32b (the IEEE polynomial, as PHP's hash('crc32b')) to check the checksum. */
 function crc32b(text: string): string {
@@ -80,11 +80,17 @@ describe('parseBearerHeader', () => {
   });
 });
 
-describe('hasAbility', () => {
+describe('abilities', () => {
   it('grants everything for "*" and only listed abilities otherwise', () => {
     expect(hasAbility(['*'], 'user:read')).toBe(true);
     expect(hasAbility(['user:read'], 'user:read')).toBe(true);
     expect(hasAbility(['user:read'], 'tokens:write')).toBe(false);
     expect(hasAbility([], 'user:read')).toBe(false);
+  });
+
+  it('cannot be handed on by a token that lacks them', () => {
+    expect(abilitiesBeyond(['*'], ['*', 'tokens:write'])).toEqual([]);
+    expect(abilitiesBeyond(['user:read', 'tokens:write'], ['user:read'])).toEqual([]);
+    expect(abilitiesBeyond(['user:read', 'tokens:write'], ['*', 'user:write', 'user:read'])).toEqual(['*', 'user:write']);
   });
 });

@@ -111,6 +111,39 @@ describe('the built server over real HTTP', () => {
     expect(failedForm.body).toBe('{"success":false,"message":"CSRF token mismatch."}');
   });
 
+  it('drives the token lifecycle: a read-only token reads, cannot manage tokens, and is revoked', async () => {
+    const host = 'acme.localhost';
+    const request = (method: string, path: string, token?: string, body?: object) =>
+      http(server.port, {
+        method,
+        path,
+        headers: {
+          host,
+          accept: 'application/json',
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const login = await request('POST', '/api/login', undefined, { username: 'alice', password: 'a long password' });
+    const main = JSON.parse(login.body).api_key.plainTextToken as string;
+
+    const created = await request('POST', '/api/tokens', main, { name: 'wall display', abilities: ['user:read'] });
+    expect(created.status).toBe(201);
+    const { plainTextToken: reader, accessToken } = JSON.parse(created.body).data;
+
+    expect((await request('GET', '/api/user', reader)).status).toBe(200);
+    const forbidden = await request('POST', '/api/tokens', reader, { name: 'escalate' });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body).toBe('{"success":false,"message":"Invalid ability provided."}');
+
+    expect((await request('DELETE', `/api/tokens/${accessToken.id}`, main)).status).toBe(204);
+    const revoked = await request('GET', '/api/user', reader);
+    expect(revoked.status).toBe(401);
+    expect(revoked.body).toBe('{"message":"Unauthenticated."}');
+    expect((await request('GET', '/api/user', main)).status).toBe(200);
+  });
+
   it('stops on SIGTERM with exit status 0', async () => {
     expect(await server.stop('SIGTERM')).toBe(0);
   });

@@ -22,9 +22,9 @@ describe('error answers (decisions.md section 5)', () => {
     expect(response.body).toBe(
       '{"success":false,"message":"The GET method is not supported for route api/login. Supported methods: POST."}',
     );
-    const onUser = await t.app.inject({ method: 'DELETE', url: '/api/user', headers: JSON_HEADERS });
+    const onUser = await t.app.inject({ method: 'POST', url: '/api/user', headers: JSON_HEADERS });
     expect(onUser.statusCode).toBe(405);
-    expect(onUser.headers.allow).toBe('GET, HEAD');
+    expect(onUser.headers.allow).toBe('GET, HEAD, PATCH');
   });
 
   it('400 for a malformed JSON body', async () => {
