@@ -44,9 +44,18 @@ export interface PostgresStorageOptions {
  * search_path is never switched on a shared connection, so no query can land in another tenant.
  */
 export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresStorageOptions): Storage {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, types: pgTypeParsers });
-  // An idle connection that the server drops must not take the process down.
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: poolSize,
+    types: pgTypeParsers,
+    // Fail fast while the database is away (the request gets 503) instead of queueing forever.
+    connectionTimeoutMillis: 3000,
+  });
+  // A connection the server drops must not take the process down: idle ones report to the pool,
+  // and one in use reports to its client (its query fails too, which the caller sees as a 503).
+  // The pool then discards it and opens a new one for the next query.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const root = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   const registry = root.withSchema(REGISTRY_SCHEMA) as unknown as Kysely<RegistryDatabase>;
   const handles = new LRUCache<string, Kysely<TenantDatabase>>({ max: 10_000 });

@@ -20,7 +20,9 @@ function openDatabase(path: string, options: { fileMustExist: boolean }): Sqlite
   // WAL keeps readers and the writer apart; NORMAL sync is still durable against a process crash.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  // better-sqlite3 waits synchronously: a lock held by another process (a CLI command, another
+  // worker) holds this process's event loop for up to this long before the request gets 503.
+  db.pragma('busy_timeout = 2000');
   db.pragma('foreign_keys = ON');
   const statements = new LRUCache<string, BetterSqlite3.Statement>({ max: PREPARED_STATEMENTS_PER_DB });
   return {

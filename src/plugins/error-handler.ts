@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay from 'find-my-way';
+import { isStorageUnavailable, STORAGE_RETRY_AFTER_SECONDS } from '../db/errors.js';
 import { ApiError } from '../errors.js';
 
 /**
@@ -53,6 +54,9 @@ function fromFastifyError(error: FastifyError): ApiError {
         ? new ApiError('unsupported_media_type', 'Unsupported Media Type. Send JSON with Content-Type: application/json.')
         : new ApiError('malformed_json', 'Malformed JSON body.');
   }
+  if (isStorageUnavailable(error)) {
+    return new ApiError('service_unavailable', 'Service Unavailable', { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS });
+  }
   if (error instanceof SyntaxError) return new ApiError('malformed_json', 'Malformed JSON body.');
   return new ApiError('server_error', 'Server Error');
 }
@@ -96,7 +100,9 @@ export default fp(
 
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const apiError = fromFastifyError(error);
-      if (apiError.statusCode >= 500) {
+      if (apiError.code === 'service_unavailable' && !(error instanceof ApiError)) {
+        request.log.warn({ err: { message: error.message, code: error.code } }, 'storage unavailable');
+      } else if (apiError.statusCode >= 500) {
         request.log.error({ err: error }, 'request failed');
       }
       return renderError(apiError, request, reply);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { STORAGE_RETRY_AFTER_SECONDS } from '../../db/errors.js';
 import type { Storage } from '../../db/storage.js';
 import { ApiError } from '../../errors.js';
 
@@ -10,7 +11,7 @@ export default async function healthRoutes(app: FastifyInstance, { storage }: { 
       await storage.ping();
     } catch (err) {
       request.log.warn({ err }, 'storage is not reachable');
-      throw new ApiError('service_unavailable', 'Service Unavailable');
+      throw new ApiError('service_unavailable', 'Service Unavailable', { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS });
     }
     return { success: true, message: 'ready' };
   });

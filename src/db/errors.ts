@@ -1,0 +1,25 @@
+/**
+ * Is this error the storage being unreachable or refusing for now (a network or server failure,
+ * a locked or missing SQLite file), rather than a bug? Such requests are answered 503 with
+ * Retry-After, and the service recovers by itself once the storage is back.
+ */
+const PG_UNAVAILABLE_CLASSES = ['08', '53', '57']; // connection exception, insufficient resources, operator intervention
+const NODE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|READONLY|FULL|PROTOCOL|NOTADB|CORRUPT)/;
+const PG_CLIENT_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed/i;
+
+export function isStorageUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (NODE_NETWORK_CODES.has(code) || SQLITE_UNAVAILABLE.test(code)) return true;
+    if (/^[0-9A-Z]{5}$/.test(code) && PG_UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) return true;
+  }
+  if (typeof message === 'string' && PG_CLIENT_MESSAGES.test(message)) return true;
+  // An AggregateError (several addresses tried) is unavailable when its parts are.
+  const parts = (error as { errors?: unknown }).errors;
+  return Array.isArray(parts) && parts.length > 0 && parts.every(isStorageUnavailable);
+}
+
+/** What a client is told to wait before retrying, while storage is away. */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
