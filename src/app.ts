@@ -1,8 +1,13 @@
+import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import type { Storage } from './db/storage.js';
+import { watchMaintenance } from './domain/maintenance.js';
 import { createTenantDirectory, type TenantDirectory } from './domain/tenant-directory.js';
+import { ApiError } from './errors.js';
 import authPlugin from './plugins/auth.js';
+import requestLog, { requestIdFor } from './plugins/request-log.js';
+import security from './plugins/security.js';
 import errorHandler from './plugins/error-handler.js';
 import jsonBody from './plugins/json-body.js';
 import rateLimitPlugin from './plugins/rate-limit.js';
@@ -11,6 +16,8 @@ import { createRateLimits, type RateLimits } from './rate-limit/limiter.js';
 import { createRedisClient, waitUntilReady } from './rate-limit/redis.js';
 
 const REDIS_CONNECT_WAIT_MS = 2000;
+/** Every instance sees `groupadmin down` / `up` within this time. */
+const MAINTENANCE_POLL_MS = 500;
 import loginRoutes from './routes/auth/login.js';
 import healthRoutes from './routes/system/health.js';
 import logoutRoute from './routes/auth/logout.js';
@@ -51,8 +58,23 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const directory = deps.directory ?? createTenantDirectory(storage);
   const rateLimits = deps.rateLimits ?? createConfiguredRateLimits(app, config, deps.localRateLimitStore ?? 'memory');
+  const maintenance = await watchMaintenance(storage, {
+    intervalMs: MAINTENANCE_POLL_MS,
+    onError: (err) => app.log.warn({ err }, 'could not read the maintenance flag; keeping the last known state'),
+  });
+  app.addHook('onClose', async () => maintenance.stop());
+
   await app.register(
     async (api) => {
+      // Maintenance mode answers every /api request before anything else is looked at.
+      api.addHook('onRequest', async () => {
+        const down = maintenance.current();
+        if (down) {
+          throw new ApiError('service_unavailable', down.message ?? 'Service Unavailable', {
+            ...(down.retryAfterSeconds === null ? {} : { retryAfterSeconds: down.retryAfterSeconds }),
+          });
+        }
+      });
       await api.register(tenantPlugin, {
         storage,
         directory,

@@ -4,7 +4,6 @@ import pino from 'pino';
 import { openStorage, printFirstStart, seedFirstStart } from './bootstrap.js';
 import type { Config } from './config.js';
 
-const WORKER_SHUTDOWN_TIMEOUT_MS = 15_000;
 
 /**
  * WORKERS > 1: this primary process migrates and seeds once, keeps the rate-limit counters that
@@ -45,7 +44,8 @@ export async function runPrimary(config: Config): Promise<void> {
     setTimeout(() => {
       log.error('workers did not stop in time');
       process.exit(1);
-    }, WORKER_SHUTDOWN_TIMEOUT_MS).unref();
+      // Each worker bounds its own shutdown by SHUTDOWN_TIMEOUT_MS; this is the backstop.
+    }, config.shutdownTimeoutMs + 5000).unref();
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);

@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -29,12 +30,22 @@ const EnvSchema = Type.Object({
   ),
   TENANT_CACHE_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 }),
   WORKERS: Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 1, maximum: 64 })], { default: 1 }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
+  HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 30_000 }),
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 72_000 }),
+  MAX_HEADER_SIZE: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),
+  MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
+  TLS_CERT_FILE: Type.String({ default: '' }),
+  TLS_KEY_FILE: Type.String({ default: '' }),
+  REQUIRE_HTTPS: Type.Boolean({ default: false }),
+  CORS_ORIGINS: Type.String({ default: '' }),
 });
 
 type Env = Static<typeof EnvSchema>;
 
 /** Set but empty means "none" for these (DEFAULT_TENANT="" serves no default tenant); for the rest it means the default. */
-const MAY_BE_EMPTY = new Set(['DEFAULT_TENANT', 'TOKEN_PREFIX', 'DATABASE_URL', 'REDIS_URL']);
+const MAY_BE_EMPTY = new Set(['DEFAULT_TENANT', 'TOKEN_PREFIX', 'DATABASE_URL', 'REDIS_URL', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'CORS_ORIGINS']);
 
 /** Fastify's trustProxy forms: off/on, a hop count, or trusted addresses and CIDRs. */
 export type TrustProxy = boolean | number | string[];
@@ -59,6 +70,21 @@ export interface Config {
   readonly tenantCacheSize: number;
   /** Worker processes sharing the port; 1 runs the service in this process. */
   readonly workers: number;
+  /** How long a stopping process waits for requests in flight. */
+  readonly shutdownTimeoutMs: number;
+  /** Slow and greedy clients: time to send the headers, time for a whole request, idle keep-alive. */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly maxHeaderSize: number;
+  /** Concurrent connections one process accepts; more are refused at once. */
+  readonly maxConnections: number;
+  /** Serve HTTPS directly with this certificate and key (PEM files). */
+  readonly tls: { certFile: string; keyFile: string } | null;
+  /** Refuse /api requests that did not arrive over HTTPS (directly or via a trusted proxy). */
+  readonly requireHttps: boolean;
+  /** Origins allowed by CORS; empty: CORS off. */
+  readonly corsOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -70,6 +96,7 @@ const describe = (schema: Record<string, unknown>): string => {
     return (schema.anyOf as Record<string, unknown>[]).map((option) => (option.const ? `"${String(option.const)}"` : describe(option))).join(' or ');
   }
   if (schema.type === 'integer') return `an integer from ${schema.minimum} to ${schema.maximum}`;
+  if (schema.type === 'boolean') return 'true or false';
   if (schema.pattern) return `a string matching ${schema.pattern}`;
   return 'a non-empty string';
 };
@@ -91,6 +118,31 @@ function parseTrustProxy(raw: string): TrustProxy {
     );
   }
   return entries;
+}
+
+function parseTls(certFile: string, keyFile: string): Config['tls'] {
+  if (certFile === '' && keyFile === '') return null;
+  if (certFile === '' || keyFile === '') {
+    throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  for (const [name, file] of [['TLS_CERT_FILE', certFile], ['TLS_KEY_FILE', keyFile]] as const) {
+    try {
+      accessSync(file, constants.R_OK);
+    } catch {
+      throw new ConfigError(`Invalid configuration: ${name} must be a readable file (got "${file}")`);
+    }
+  }
+  return { certFile: resolve(certFile), keyFile: resolve(keyFile) };
+}
+
+function parseOrigins(raw: string): string[] {
+  const origins = raw.split(',').map((origin) => origin.trim()).filter(Boolean);
+  for (const origin of origins) {
+    if (!/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i.test(origin)) {
+      throw new ConfigError(`Invalid configuration: CORS_ORIGINS must list origins like https://app.example.org (got "${origin}")`);
+    }
+  }
+  return origins;
 }
 
 /** Reads the environment into a frozen, typed Config, or throws a ConfigError naming the variable. */
@@ -118,6 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new ConfigError(`Invalid configuration: ${key} must be a URL (got a value that is not one)`);
     }
   }
+  const tls = parseTls(parsed.TLS_CERT_FILE, parsed.TLS_KEY_FILE);
+  const corsOrigins = parseOrigins(parsed.CORS_ORIGINS);
   if (parsed.DATABASE_URL !== '' && !/^postgres(ql)?:/.test(parsed.DATABASE_URL)) {
     throw new ConfigError('Invalid configuration: DATABASE_URL must be a postgres:// URL');
   }
@@ -138,5 +192,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: parsed.LOG_LEVEL,
     tenantCacheSize: parsed.TENANT_CACHE_SIZE,
     workers: parsed.WORKERS === 'auto' ? availableParallelism() : parsed.WORKERS,
+    shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
+    headersTimeoutMs: parsed.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: parsed.KEEP_ALIVE_TIMEOUT_MS,
+    maxHeaderSize: parsed.MAX_HEADER_SIZE,
+    maxConnections: parsed.MAX_CONNECTIONS,
+    tls,
+    requireHttps: parsed.REQUIRE_HTTPS,
+    corsOrigins,
   });
 }

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'unauthenticated'
   | 'login_failed'
   | 'ability_missing'
+  | 'https_required'
   | 'tenant_not_found'
   | 'not_found'
   | 'too_many_attempts'
@@ -28,6 +29,7 @@ const STATUS: Record<ErrorCode, number> = {
   unauthenticated: 401,
   login_failed: 401,
   ability_missing: 403,
+  https_required: 403,
   tenant_not_found: 404,
   not_found: 404,
   too_many_attempts: 429,

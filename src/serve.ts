@@ -15,7 +15,10 @@ export interface RunningServer {
  */
 export type ServeRole = 'single' | 'worker';
 
-/** Listens, and stops cleanly (in-flight requests answered, storage closed) on SIGTERM/SIGINT. */
+/**
+ * Listens, and stops cleanly on SIGTERM/SIGINT: stops accepting, answers the requests in flight
+ * (for at most SHUTDOWN_TIMEOUT_MS), closes storage and Redis, exits 0.
+ */
 export async function serve(config: Config, role: ServeRole = 'single'): Promise<RunningServer> {
   const storage = role === 'single' ? await openStorage(config) : createStorage(config);
   const account = role === 'single' ? await seedFirstStart(storage, config) : null;
@@ -30,7 +33,12 @@ export async function serve(config: Config, role: ServeRole = 'single'): Promise
       await storage.close();
     })());
   const onSignal = (signal: NodeJS.Signals) => {
-    app.log.info({ signal }, 'shutting down');
+    app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+    // Requests still running after SHUTDOWN_TIMEOUT_MS are cut off.
+    setTimeout(() => {
+      app.log.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     stop().then(
       () => process.exit(0),
       (err: unknown) => {

@@ -5,6 +5,7 @@ import { TenantError } from '../domain/tenant-admin.js';
 import { start } from '../start.js';
 import { CliError, withStorage } from './context.js';
 import { registerImportCommands } from './import.js';
+import { registerMaintenanceCommands } from './maintenance.js';
 import { registerTenantCommands } from './tenant.js';
 import { registerTokenCommands } from './token.js';
 import { registerUserCommands } from './user.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerUserCommands(program);
   registerTokenCommands(program);
   registerImportCommands(program);
+  registerMaintenanceCommands(program);
   return program;
 }
 

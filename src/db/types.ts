@@ -55,6 +55,14 @@ export interface TenantsTable {
   created_at: string;
 }
 
+export interface SettingsTable {
+  key: string;
+  /** JSON text. */
+  value: string;
+  updated_at: string;
+}
+
 export interface RegistryDatabase {
   tenants: TenantsTable;
+  settings: SettingsTable;
 }

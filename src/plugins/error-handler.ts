@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import FindMyWay from 'find-my-way';
 import { isStorageUnavailable, STORAGE_RETRY_AFTER_SECONDS } from '../db/errors.js';
-import { ApiError } from '../errors.js';
+import { ApiError, type ErrorCode } from '../errors.js';
 
 /**
  * The one place where errors become responses (decisions.md section 5). Handlers throw
@@ -17,7 +17,8 @@ declare module 'fastify' {
 }
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const CSRF_STATUSES = new Set([401, 403, 422]);
+/** The 401, 403 and 422 answers that the original service turns into 419. */
+const CSRF_CODES = new Set<ErrorCode>(['unauthenticated', 'login_failed', 'ability_missing', 'validation_failed']);
 
 /** Does the first media type of the Accept header ask for JSON? `*\/*` alone does not count. */
 export function acceptsJson(accept: string | undefined): boolean {
@@ -31,9 +32,9 @@ export function acceptsJson(accept: string | undefined): boolean {
  * state-changing request carries no token and does not ask for JSON: it took such a request
  * for a browser form. Clients rely on seeing the same.
  */
-function isCsrfMismatch(request: FastifyRequest, status: number): boolean {
+function isCsrfMismatch(request: FastifyRequest, code: ErrorCode): boolean {
   return (
-    CSRF_STATUSES.has(status) &&
+    CSRF_CODES.has(code) &&
     UNSAFE_METHODS.has(request.method) &&
     request.headers.authorization === undefined &&
     !acceptsJson(request.headers.accept)
@@ -62,7 +63,7 @@ function fromFastifyError(error: FastifyError): ApiError {
 }
 
 export function renderError(error: ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (isCsrfMismatch(request, error.statusCode)) {
+  if (isCsrfMismatch(request, error.code)) {
     return reply.code(419).send({ success: false, message: 'CSRF token mismatch.' });
   }
   reply.code(error.statusCode);
@@ -91,6 +92,8 @@ export default fp(
     const noop = () => undefined;
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
+      // Catch-all routes (CORS preflight: OPTIONS *) would make every unknown path a 405.
+      if (route.url.includes('*')) return;
       for (const method of methods) {
         if (!routes.hasRoute(method as never, route.url)) routes.on(method as never, route.url, noop);
       }

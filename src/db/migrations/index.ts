@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as createTenants from './registry/2026-11-21T10-00-00-create-tenants.js';
+import * as createSettings from './registry/2026-11-21T12-00-00-create-settings.js';
 import * as createUsersAndTokens from './tenant/2026-11-21T10-00-00-create-users-and-tokens.js';
 
 // Listed by hand rather than read from a folder, so the compiled service and the tests
@@ -11,6 +12,7 @@ const provider = (migrations: Record<string, Migration>): MigrationProvider => (
 
 export const registryMigrations = provider({
   '2026-11-21T10-00-00-create-tenants': createTenants,
+  '2026-11-21T12-00-00-create-settings': createSettings,
 });
 
 export const tenantMigrations = provider({
