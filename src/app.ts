@@ -44,15 +44,31 @@ export interface AppDeps {
 /** Builds the whole service without listening, so the server, the CLI and tests share it. */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const { storage } = deps;
+  // Slow and greedy clients: bounded time for headers and for a whole request, bounded header size.
+  const serverOptions = {
+    headersTimeout: config.headersTimeoutMs,
+    maxHeaderSize: config.maxHeaderSize,
+    connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+  };
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: { level: config.logLevel } }),
+    ...(config.tls
+      ? { https: { ...serverOptions, cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } }
+      : { http: serverOptions }),
     // Fastify accepts a hop count at run time; its types only miss the number form.
     trustProxy: config.trustProxy as boolean | string[],
     bodyLimit: config.bodyLimit,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    disableRequestLogging: true,
+    genReqId: requestIdFor,
     routerOptions: { ignoreTrailingSlash: true },
-  }) as unknown as FastifyInstance;
+  } as FastifyServerOptions) as unknown as FastifyInstance;
+  app.server.maxConnections = config.maxConnections;
 
   await app.register(errorHandler);
+  await app.register(requestLog);
+  await app.register(security, { corsOrigins: config.corsOrigins, requireHttps: config.requireHttps });
   await app.register(jsonBody);
   await app.register(healthRoutes, { storage });
 
