@@ -61,10 +61,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     disableRequestLogging: true,
+    // While stopping, a request that reached us on an open connection is still answered properly.
+    return503OnClosing: false,
     genReqId: requestIdFor,
     routerOptions: { ignoreTrailingSlash: true },
   } as FastifyServerOptions) as unknown as FastifyInstance;
   app.server.maxConnections = config.maxConnections;
+  closeConnectionsWhenStopping(app);
 
   await app.register(errorHandler);
   await app.register(requestLog);
@@ -141,4 +144,18 @@ function createConfiguredRateLimits(app: FastifyInstance, config: Config, localS
     redis.disconnect();
   });
   return createRateLimits({ ...limits, redis });
+}
+
+/**
+ * While the app closes, every answer says "Connection: close", so a keep-alive connection ends
+ * right after its last answer instead of holding the shutdown until its idle timeout.
+ */
+function closeConnectionsWhenStopping(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
 }

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
+import { request, type Agent } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -34,7 +34,7 @@ export interface ServerProcess {
 }
 
 /** Starts the built production server (`node dist/server.js`) on a free port. */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, scheme: 'http' | 'https' = 'http'): Promise<ServerProcess> {
   const child = spawn(process.execPath, [SERVER], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
@@ -46,7 +46,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
     const check = () => {
-      const match = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      const match = new RegExp(`Server listening at ${scheme}://127\\.0\\.0\\.1:(\\d+)`).exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(Number(match[1]));
@@ -79,11 +79,18 @@ export interface HttpResult {
 /** A real HTTP request; node:http lets the test choose the Host header (fetch does not). */
 export function http(
   port: number,
-  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string; agent?: Agent },
 ): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers },
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: options.headers,
+        ...(options.agent ? { agent: options.agent } : {}),
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');

@@ -1,0 +1,188 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { Agent } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { http, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
+import { testServices, type TestServices } from '../helpers/services.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the server process under faults and abuse', () => {
+  let dataDir: string;
+  let services: TestServices;
+  let env: Record<string, string>;
+  let server: ServerProcess | undefined;
+
+  beforeEach(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-process-'));
+    services = await testServices();
+    env = { DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_UNAUTHENTICATED: '100000', RATE_LIMIT_AUTHENTICATED: '100000', ...services.env };
+  });
+  afterEach(async () => {
+    await server?.stop('SIGKILL');
+    server = undefined;
+    await services.cleanup();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const addAlice = () => {
+    expect(runCli(['tenant', 'create', 'acme'], env).status).toBe(0);
+    const created = runCli(
+      ['user', 'create', 'acme', 'alice', '--email', 'a@example.com', '--firstname', 'A', '--lastname', 'B', '--password-stdin'],
+      env,
+      'a long password\n',
+    );
+    expect(created.status).toBe(0);
+  };
+  const login = (port: number, agent?: Agent) =>
+    http(port, {
+      method: 'POST',
+      path: '/api/login',
+      headers: { host: 'acme.localhost', 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ username: 'alice', password: 'a long password' }),
+      ...(agent ? { agent } : {}),
+    });
+
+  it('maintenance mode: every /api request is 503 within a second of `down`, /health stays 200', async () => {
+    addAlice();
+    server = await startServer(env);
+    const port = server.port;
+    expect(runCli(['down', '--retry', '120', '--message', 'Back at noon.'], env).status).toBe(0);
+    const downAt = Date.now();
+    let answer = await http(port, { path: '/api/user', headers: { accept: 'application/json' } });
+    while (answer.status !== 503 && Date.now() - downAt < 2000) {
+      await sleep(50);
+      answer = await http(port, { path: '/api/user', headers: { accept: 'application/json' } });
+    }
+    expect(Date.now() - downAt).toBeLessThan(1000);
+    expect(answer.body).toBe('{"success":false,"message":"Back at noon."}');
+    expect(answer.headers['retry-after']).toBe('120');
+    expect((await login(port)).status).toBe(503);
+    expect((await http(port, { path: '/health' })).status).toBe(200);
+
+    expect(runCli(['up'], env).status).toBe(0);
+    const upAt = Date.now();
+    while ((await login(port)).status !== 200) {
+      expect(Date.now() - upAt).toBeLessThan(1000);
+      await sleep(50);
+    }
+    expect(runCli(['down'], env).status).toBe(0);
+    await sleep(700);
+    const plain = await http(port, { path: '/api/user' });
+    expect(plain.body).toBe('{"success":false,"message":"Service Unavailable"}');
+    expect(plain.headers['retry-after']).toBeUndefined();
+  });
+
+  it('cuts off a slowloris client and keeps answering others; refuses huge headers and excess connections', async () => {
+    server = await startServer({ ...env, HEADERS_TIMEOUT_MS: '1000', MAX_CONNECTIONS: '20' });
+    const port = server.port;
+    const slow: Socket = connect(port, '127.0.0.1');
+    let closedAfterMs = -1;
+    const opened = Date.now();
+    slow.on('close', () => (closedAfterMs = Date.now() - opened));
+    slow.on('error', () => undefined);
+    slow.write('GET /api/user HTTP/1.1\r\nHost: localhost\r\n');
+    const trickle = setInterval(() => slow.writable && slow.write('X-Slow: 1\r\n'), 200);
+    try {
+      for (let i = 0; i < 5; i++) {
+        expect((await http(port, { path: '/health' })).status).toBe(200);
+        await sleep(100);
+      }
+      for (let i = 0; i < 40 && closedAfterMs < 0; i++) await sleep(100);
+      expect(closedAfterMs).toBeGreaterThan(0);
+      expect(closedAfterMs).toBeLessThan(3500);
+    } finally {
+      clearInterval(trickle);
+      slow.destroy();
+    }
+
+    const huge = await http(port, { path: '/health', headers: { 'x-big': 'x'.repeat(20_000) } }).catch((err: Error) => err);
+    expect(huge instanceof Error ? 431 : huge.status).toBe(431);
+
+    // Beyond MAX_CONNECTIONS, a new connection is closed at once.
+    const idle: Socket[] = [];
+    for (let i = 0; i < 20; i++) {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      idle.push(socket);
+    }
+    await sleep(300);
+    const extra = connect(port, '127.0.0.1');
+    const extraClosed = await new Promise<boolean>((resolve) => {
+      extra.on('close', () => resolve(true));
+      extra.on('error', () => resolve(true));
+      setTimeout(() => resolve(false), 2000);
+    });
+    expect(extraClosed).toBe(true);
+    for (const socket of idle) socket.destroy();
+    await sleep(300);
+    expect((await http(port, { path: '/health' })).status).toBe(200);
+  });
+
+  it('answers every one of 50 requests in flight when SIGTERM arrives, then exits 0', async () => {
+    addAlice();
+    server = await startServer(env);
+    const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+    const inFlight = Array.from({ length: 50 }, () => login(server!.port, agent));
+    // Long enough for all 50 to reach the server, far too short for 50 password hashes to finish.
+    await sleep(300);
+    const exit = server.stop('SIGTERM');
+    const answers = await Promise.allSettled(inFlight);
+    for (const answer of answers) {
+      expect(answer.status, answer.status === 'rejected' ? String((answer as PromiseRejectedResult).reason) : '').toBe('fulfilled');
+      const { status, body } = (answer as PromiseFulfilledResult<{ status: number; body: string }>).value;
+      expect(status).toBe(200);
+      expect(JSON.parse(body).api_key.plainTextToken).toMatch(/^\d+\|/);
+    }
+    expect(await exit).toBe(0);
+    agent.destroy();
+  });
+
+  it('loses no committed token and leaves no half-written row when killed during a burst of logins', async () => {
+    // SQLite's crash safety is what is tested here, whatever the run's DATABASE_URL.
+    env = { ...env, DATABASE_URL: '' };
+    addAlice();
+    server = await startServer(env);
+    const port = server.port;
+    const issued: string[] = [];
+    const burst = Array.from({ length: 200 }, async (_, i) => {
+      await sleep(i * 3);
+      try {
+        const response = await login(port);
+        if (response.status === 200) issued.push(JSON.parse(response.body).api_key.plainTextToken as string);
+      } catch {
+        // Cut off by the kill: this one was never answered.
+      }
+    });
+    while (issued.length < 10) await sleep(10);
+    await server.stop('SIGKILL');
+    server = undefined;
+    await Promise.all(burst);
+    expect(issued.length).toBeGreaterThanOrEqual(10);
+
+    const db = new BetterSqlite3(join(dataDir, 'tenants', 'acme.sqlite'));
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      const rows = db.prepare('select * from personal_access_tokens').all() as Record<string, unknown>[];
+      for (const row of rows) {
+        for (const column of ['tokenable_type', 'tokenable_id', 'name', 'token', 'abilities', 'created_at', 'updated_at']) {
+          expect(row[column], column).not.toBeNull();
+        }
+      }
+      const byId = new Map(rows.map((row) => [Number(row.id), row.token]));
+      for (const plain of issued) {
+        const [id, secret] = plain.split('|') as [string, string];
+        expect(byId.get(Number(id))).toBe(createHash('sha256').update(secret).digest('hex'));
+      }
+    } finally {
+      db.close();
+    }
+    // And the service starts again on the same files.
+    server = await startServer(env);
+    expect((await login(server.port)).status).toBe(200);
+  });
+});
