@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Storage } from './db/storage.js';
 import { watchMaintenance } from './domain/maintenance.js';
 import { createTenantDirectory, type TenantDirectory } from './domain/tenant-directory.js';
+import { createTokenVerifier } from './domain/token-verifier.js';
 import { ApiError } from './errors.js';
 import authPlugin from './plugins/auth.js';
 import requestLog, { requestIdFor } from './plugins/request-log.js';
@@ -99,7 +100,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         directory,
         hostRules: { serviceDomain: config.serviceDomain, defaultTenant: config.defaultTenant },
       });
-      await api.register(authPlugin, deps.now ? { now: deps.now } : {});
+      await api.register(authPlugin, { verifier: createTokenVerifier(), ...(deps.now ? { now: deps.now } : {}) });
       await api.register(rateLimitPlugin, { limits: rateLimits });
       api.addHook('onRequest', rejectUnknownTenant);
       api.setNotFoundHandler(app.routeNotFound);

@@ -1,41 +1,14 @@
 import type { Kysely } from 'kysely';
-import { findTokenWithUser, touchTokenLastUsed } from '../db/tokens.js';
+import { touchTokenLastUsed } from '../db/tokens.js';
 import type { TenantDatabase } from '../db/types.js';
 import { updateUserPasswordHash, type UserRow } from '../db/users.js';
 import { issueToken, type IssuedToken } from './access-tokens.js';
 import { hashPassword, spendPasswordCheck, verifyPassword } from './passwords.js';
-import { toApiTimestamp, toDbTimestamp } from './time.js';
-import { hashTokenSecret, parseAbilities, tokenHashesMatch, type BearerToken } from './tokens.js';
+import { toDbTimestamp } from './time.js';
 import { findUserByUsername } from '../db/users.js';
 import { isActive } from './users.js';
 
 type TenantDb = Kysely<TenantDatabase>;
-
-export interface AuthenticatedToken {
-  user: UserRow;
-  tokenId: number;
-  abilities: string[];
-  /** Database form, as read with the token (see recordTokenUse). */
-  lastUsedAt: string | null;
-}
-
-/**
- * The user a bearer token belongs to, or null when the token is unknown, does not match,
- * has expired or belongs to a deactivated user. Callers decide what null means (401).
- */
-export async function authenticateToken(db: TenantDb, bearer: BearerToken, now: Date): Promise<AuthenticatedToken | null> {
-  const found = await findTokenWithUser(db, bearer.id);
-  if (!found) return null;
-  if (!tokenHashesMatch(found.token.token, hashTokenSecret(bearer.secret))) return null;
-  if (!isActive(found.user)) return null;
-  if (found.token.expires_at !== null && Date.parse(toApiTimestamp(found.token.expires_at)) <= now.getTime()) return null;
-  return {
-    user: found.user,
-    tokenId: found.token.id,
-    abilities: parseAbilities(found.token.abilities),
-    lastUsedAt: found.token.last_used_at,
-  };
-}
 
 export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 

@@ -1,12 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import {
-  authenticateToken,
-  LAST_USED_WRITE_INTERVAL_MS,
-  recordTokenUse,
-  type AuthenticatedToken,
-} from '../domain/authentication.js';
-import { toApiTimestamp } from '../domain/time.js';
+import { LAST_USED_WRITE_INTERVAL_MS, recordTokenUse } from '../domain/authentication.js';
+import type { AuthenticatedToken, TokenVerifier } from '../domain/token-verifier.js';
 import { hasAbility, type Ability } from '../domain/abilities.js';
 import { parseBearerHeader } from '../domain/tokens.js';
 import { ApiError, unauthenticated } from '../errors.js';
@@ -15,6 +10,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The token's owner when the request carried a valid bearer token, else null. */
     auth: AuthenticatedToken | null;
+  }
+  interface FastifyInstance {
+    /** Token checks; routes that revoke tokens or change users tell it to forget what it remembers. */
+    tokenVerifier: TokenVerifier;
   }
   interface FastifyContextConfig {
     /**
@@ -41,6 +40,7 @@ function enforceRequirement(request: FastifyRequest): void {
 }
 
 export interface AuthPluginOptions {
+  verifier: TokenVerifier;
   now?: () => Date;
 }
 
@@ -49,17 +49,19 @@ export interface AuthPluginOptions {
  * limiter needs to know who is asking. Routes say what they need in `config.requires`.
  */
 export default fp<AuthPluginOptions>(
-  async function auth(app: FastifyInstance, { now = () => new Date() }) {
+  async function auth(app: FastifyInstance, { verifier, now = () => new Date() }) {
+    app.decorate('tokenVerifier', verifier);
     app.decorateRequest('auth', null);
     app.addHook('onRequest', async (request) => {
       const bearer = parseBearerHeader(request.headers.authorization);
       if (!bearer || request.tenant === null) return;
       const moment = now();
-      const found = await authenticateToken(request.tenant.db, bearer, moment);
+      const nowMs = moment.getTime();
+      const found = await verifier.verify(request.tenant.slug, request.tenant.db, bearer, nowMs);
       if (!found) return;
       request.auth = found;
-      const lastUsedMs = found.lastUsedAt === null ? 0 : Date.parse(toApiTimestamp(found.lastUsedAt));
-      if (moment.getTime() - lastUsedMs >= LAST_USED_WRITE_INTERVAL_MS) {
+      if (nowMs - (found.lastUsedAtMs ?? 0) >= LAST_USED_WRITE_INTERVAL_MS) {
+        verifier.markUsed(request.tenant.slug, found.tokenId, nowMs);
         // Not awaited: the answer does not wait for bookkeeping, and a failed write only loses a timestamp.
         recordTokenUse(request.tenant.db, found.tokenId, moment).catch((err: unknown) =>
           request.log.warn({ err }, 'could not record token use'),

@@ -110,7 +110,7 @@ describe('several instances on one storage', () => {
       server
         .output()
         .split('\n')
-        .filter((line) => line.includes('"url":"/api/user"'))
+        .filter((line) => line.includes('"path":"/api/user"'))
         .map((line) => JSON.parse(line).pid as number),
     );
     expect(pids.size).toBe(2);

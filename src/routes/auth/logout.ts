@@ -12,6 +12,7 @@ export default async function logoutRoute(app: FastifyInstance) {
     async (request) => {
       const caller = callerOf(request);
       await deleteTokenOfUser(request.tenant.db, caller.user.id, caller.tokenId);
+      app.tokenVerifier.forgetToken(request.tenant.slug, caller.tokenId);
       return { success: true, message: 'Logged out.', data: {} };
     },
   );

@@ -28,6 +28,7 @@ export default async function changePasswordRoute(app: FastifyInstance, { tokenP
       }
       const issued = await changeOwnPassword(request.tenant.db, caller.user, current_password, password, tokenPrefix);
       if (!issued) throw validationFailed({ current_password: ['The password is incorrect.'] });
+      app.tokenVerifier.forgetUser(request.tenant.slug, caller.user.id);
       return loginBody(caller.user, issued);
     },
   );

@@ -29,7 +29,10 @@ export default async function updateUserRoute(app: FastifyInstance) {
           .map((field) => [field, request.body[field as keyof typeof request.body]]),
       );
       try {
-        return toApiUser(await updateProfile(request.tenant.db, caller.user, changes));
+        const updated = await updateProfile(request.tenant.db, caller.user, changes);
+        // Remembered token rows carry the user: the next request must see the new profile.
+        app.tokenVerifier.forgetUser(request.tenant.slug, caller.user.id);
+        return toApiUser(updated);
       } catch (err) {
         if (err instanceof UserConflictError) throw validationFailed(err.fieldErrors);
         throw err;

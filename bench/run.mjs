@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+// npm run bench -- [--duration 10] [--warmup 3] [--connections 50] [--scenarios a,b]
+//                  [--tenants 1000] [--users 20] [--smoke]
+// Builds the project, starts the production server on a temporary data directory with rate
+// limits out of the way, and measures each scenario for a fixed time after a warm-up, with the
+// same connection count, next to a bare Fastify server (the baseline) measured in the same run.
+import autocannon from 'autocannon';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ALL = ['baseline', 'user', 'user-invalid', 'login', 'mix', 'tenants', 'user-under-login'];
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    scenarios: { type: 'string', default: ALL.join(',') },
+    tenants: { type: 'string', default: '1000' },
+    users: { type: 'string', default: '20' },
+    smoke: { type: 'boolean', default: false },
+    'no-build': { type: 'boolean', default: false },
+  },
+});
+const smoke = values.smoke;
+const duration = smoke ? 1 : Number(values.duration);
+const warmup = smoke ? 0 : Number(values.warmup);
+const connections = Number(values.connections);
+const tenants = smoke ? 10 : Number(values.tenants);
+const usersPerTenant = smoke ? 3 : Number(values.users);
+const scenarios = values.scenarios.split(',').map((s) => s.trim());
+for (const name of scenarios) if (!ALL.includes(name)) throw new Error(`unknown scenario ${name}; known: ${ALL.join(', ')}`);
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+if (!values['no-build']) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
+const { setupData, PASSWORD } = await import('./setup-data.mjs');
+
+function start(script, env) {
+  const child = spawn(process.execPath, [script], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const match = /listening (\d+)|Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      if (match) resolve({ child, port: Number(match[1] ?? match[2]) });
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}: ${output}`)));
+  });
+}
+const stop = (child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM'))));
+const peakRssMb = (pid) => {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Math.round(Number(match[1]) / 1024) : null;
+};
+const load = (options) =>
+  new Promise((resolve, reject) => {
+    autocannon({ connections, ...options }, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+
+const dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-bench-'));
+const env = {
+  PATH: process.env.PATH,
+  DATA_DIR: dataDir,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'info',
+  RATE_LIMIT_AUTHENTICATED: '1000000000',
+  RATE_LIMIT_UNAUTHENTICATED: '1000000000',
+  // Keep every benchmark tenant's database open, as a server sized for its tenants would.
+  TENANT_CACHE_SIZE: String(tenants + 100),
+  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+  ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+};
+process.stderr.write(`setting up ${tenants} tenants x ${usersPerTenant} users...\n`);
+const { benchToken, spread } = await setupData(env, { tenants, usersPerTenant });
+
+const json = { 'content-type': 'application/json', accept: 'application/json' };
+const userRequest = { method: 'GET', path: '/api/user', headers: { host: 'bench.localhost', accept: 'application/json', authorization: `Bearer ${benchToken}` } };
+const invalidRequest = { ...userRequest, headers: { ...userRequest.headers, authorization: `Bearer ${benchToken.split('|')[0]}|not-the-secret` } };
+const loginRequest = { method: 'POST', path: '/api/login', headers: { host: 'bench.localhost', ...json }, body: JSON.stringify({ username: 'user1', password: PASSWORD }) };
+const spreadRequest = {
+  method: 'GET',
+  path: '/api/user',
+  setupRequest: (request) => {
+    const pick = spread[Math.floor(Math.random() * spread.length)];
+    return { ...request, headers: { host: pick.host, accept: 'application/json', authorization: `Bearer ${pick.token}` } };
+  },
+};
+
+const results = [];
+async function measure(name, port, requests, { expect2xx = true, extra } = {}) {
+  const url = `http://127.0.0.1:${port}`;
+  if (warmup > 0) await load({ url, requests, duration: warmup });
+  const [result] = await Promise.all([load({ url, requests, duration }), extra?.(url)]);
+  const row = {
+    scenario: name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    expect2xx,
+  };
+  results.push(row);
+  process.stderr.write(`${name}: ${row.requestsPerSecond} req/s, p99 ${row.p99Ms} ms\n`);
+  return row;
+}
+
+if (scenarios.includes('baseline')) {
+  const baseline = await start(join(root, 'bench/baseline-server.mjs'), { PATH: process.env.PATH, PORT: '0' });
+  const row = await measure('baseline', baseline.port, [{ method: 'GET', path: '/api/user' }]);
+  row.peakRssMb = peakRssMb(baseline.child.pid);
+  await stop(baseline.child);
+}
+
+const server = await start(join(root, 'dist/server.js'), env);
+const product = {
+  user: () => measure('GET /api/user', server.port, [userRequest]),
+  'user-invalid': () => measure('GET /api/user, invalid token (401)', server.port, [invalidRequest], { expect2xx: false }),
+  login: () => measure('POST /api/login', server.port, [loginRequest]),
+  mix: () =>
+    measure('mix (8 user : 1 invalid : 1 login)', server.port, [...Array(8).fill(userRequest), invalidRequest, loginRequest], { expect2xx: false }),
+  tenants: () => measure(`GET /api/user, ${tenants} tenants x ${usersPerTenant} users`, server.port, [spreadRequest]),
+  'user-under-login': () =>
+    measure('GET /api/user while logins run', server.port, [userRequest], {
+      extra: (url) => new Promise((resolve, reject) =>
+        autocannon({ url, connections: 4, duration: duration + 1, requests: [loginRequest] }, (err, r) => (err ? reject(err) : resolve(r)))),
+    }),
+};
+for (const name of scenarios) {
+  if (name === 'baseline') continue;
+  const row = await product[name]();
+  row.peakRssMb = peakRssMb(server.child.pid);
+}
+await stop(server.child);
+rmSync(dataDir, { recursive: true, force: true });
+
+const base = results.find((r) => r.scenario === 'baseline');
+for (const row of results) row.ratioToBaseline = base ? Math.round((row.requestsPerSecond / base.requestsPerSecond) * 100) / 100 : null;
+
+const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'x baseline'];
+const lines = results.map((r) => [r.scenario, r.requestsPerSecond, r.p50Ms, r.p99Ms, r.non2xx, r.errors, r.peakRssMb, r.ratioToBaseline ?? '-']);
+const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
+const format = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+const table = [format(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(format)].join('\n');
+console.log(table);
+
+const report = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: (await import('node:os')).cpus().length,
+  storage: env.DATABASE_URL ? 'postgres' : 'sqlite',
+  options: { duration, warmup, connections, tenants, usersPerTenant, smoke },
+  results,
+};
+mkdirSync(join(root, 'bench/results'), { recursive: true });
+const file = join(root, 'bench/results', `${smoke ? 'smoke' : 'bench'}-${report.date.replace(/[:.]/g, '-')}.json`);
+writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+if (!smoke) writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+console.log(`written to ${file}`);
+const bad = results.filter((r) => r.expect2xx && (r.non2xx > 0 || r.errors > 0));
+if (bad.length > 0) {
+  console.error(`non-2xx answers or errors in: ${bad.map((r) => r.scenario).join(', ')}`);
+  process.exit(1);
+}
