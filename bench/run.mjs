@@ -7,6 +7,7 @@
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,17 +39,28 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 if (!values['no-build']) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
 const { setupData, PASSWORD } = await import('./setup-data.mjs');
 
-function start(script, env) {
-  const child = spawn(process.execPath, [script], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const match = /listening (\d+)|Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (match) resolve({ child, port: Number(match[1] ?? match[2]) });
+const freePort = () =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
     });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}: ${output}`)));
   });
+
+/**
+ * Starts a server with its output going to /dev/null (as to a log collector: reading it here
+ * would take CPU from the load generator) and waits until it answers.
+ */
+async function start(script, env, readyPath) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [script], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let attempt = 0; ; attempt++) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    const ready = await fetch(`http://127.0.0.1:${port}${readyPath}`).then((r) => r.ok, () => false);
+    if (ready) return { child, port };
+    if (attempt > 300) throw new Error(`${script} did not start`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 const stop = (child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM'))));
 const peakRssMb = (pid) => {
@@ -110,13 +122,13 @@ async function measure(name, port, requests, { expect2xx = true, extra } = {}) {
 }
 
 if (scenarios.includes('baseline')) {
-  const baseline = await start(join(root, 'bench/baseline-server.mjs'), { PATH: process.env.PATH, PORT: '0' });
+  const baseline = await start(join(root, 'bench/baseline-server.mjs'), { PATH: process.env.PATH }, '/api/user');
   const row = await measure('baseline', baseline.port, [{ method: 'GET', path: '/api/user' }]);
   row.peakRssMb = peakRssMb(baseline.child.pid);
   await stop(baseline.child);
 }
 
-const server = await start(join(root, 'dist/server.js'), env);
+const server = await start(join(root, 'dist/server.js'), env, '/ready');
 const product = {
   user: () => measure('GET /api/user', server.port, [userRequest]),
   'user-invalid': () => measure('GET /api/user, invalid token (401)', server.port, [invalidRequest], { expect2xx: false }),

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Storage } from './db/storage.js';
 import { watchMaintenance } from './domain/maintenance.js';
@@ -7,7 +8,8 @@ import { createTenantDirectory, type TenantDirectory } from './domain/tenant-dir
 import { createTokenVerifier } from './domain/token-verifier.js';
 import { ApiError } from './errors.js';
 import authPlugin from './plugins/auth.js';
-import requestLog, { requestIdFor } from './plugins/request-log.js';
+import { createLogger } from './logger.js';
+import requestLog, { RequestLogController, requestIdFor } from './plugins/request-log.js';
 import security from './plugins/security.js';
 import errorHandler from './plugins/error-handler.js';
 import jsonBody from './plugins/json-body.js';
@@ -52,7 +54,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
   };
   const app = Fastify({
-    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: { level: config.logLevel } }),
+    loggerInstance: deps.logger ?? createLogger(config.logLevel),
+    logController: new RequestLogController(),
     ...(config.tls
       ? { https: { ...serverOptions, cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } }
       : { http: serverOptions }),
@@ -61,7 +64,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
-    disableRequestLogging: true,
     // While stopping, a request that reached us on an open connection is still answered properly.
     return503OnClosing: false,
     genReqId: requestIdFor,
@@ -82,7 +84,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     intervalMs: MAINTENANCE_POLL_MS,
     onError: (err) => app.log.warn({ err }, 'could not read the maintenance flag; keeping the last known state'),
   });
-  app.addHook('onClose', async () => maintenance.stop());
+  app.addHook('onClose', async () => {
+    maintenance.stop();
+    (app.log as Logger).flush();
+  });
 
   await app.register(
     async (api) => {

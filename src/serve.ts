@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { openStorage, printFirstStart, seedFirstStart } from './bootstrap.js';
 import type { Config } from './config.js';
@@ -24,6 +25,8 @@ export async function serve(config: Config, role: ServeRole = 'single'): Promise
   const account = role === 'single' ? await seedFirstStart(storage, config) : null;
   const app = await buildApp(config, { storage, localRateLimitStore: role === 'worker' ? 'cluster' : 'memory' });
   await app.listen({ port: config.port, host: config.host });
+  // Show "listening" now, not with the next batch of log lines.
+  (app.log as Logger).flush();
   if (account) printFirstStart(config, account, listeningPort(app, config));
 
   let stopping: Promise<void> | undefined;

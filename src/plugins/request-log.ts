@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, RawRequestDefaultExpression } from 'fastify';
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawRequestDefaultExpression } from 'fastify';
 import fp from 'fastify-plugin';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -11,27 +11,34 @@ export function requestIdFor(raw: RawRequestDefaultExpression): string {
 }
 
 /**
- * One log line per request: id, method, route, path (without the query string, which could
- * carry anything), status and time. Headers and bodies are never logged, so neither are
- * credentials, passwords or tokens. The id is returned as X-Request-Id, so a caller can quote it.
+ * One log line per request, when it is answered: id, method, route, path (without the query
+ * string, which could carry anything), tenant, status and time. Headers and bodies are never
+ * logged, so neither are credentials, passwords or tokens. Fastify's own two lines per request
+ * are replaced by this one.
  */
+export class RequestLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = {
+      method: request.method,
+      route: request.routeOptions.url ?? null,
+      path: request.url.split('?')[0],
+      tenant: request.tenant?.slug ?? null,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 100) / 100,
+    };
+    if (error) request.log.error({ ...line, err: error }, 'request');
+    else request.log.info(line, 'request');
+  }
+}
+
+/** Returns the request id as X-Request-Id, so a caller can quote it. */
 export default fp(
   async function requestLog(app: FastifyInstance) {
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', (request, reply, done) => {
       reply.header('x-request-id', request.id);
-    });
-    app.addHook('onResponse', async (request, reply) => {
-      request.log.info(
-        {
-          method: request.method,
-          route: request.routeOptions.url ?? null,
-          path: request.url.split('?')[0],
-          tenant: request.tenant?.slug ?? null,
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime * 100) / 100,
-        },
-        'request',
-      );
+      done();
     });
   },
   { name: 'request-log' },
