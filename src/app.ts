@@ -92,13 +92,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(
     async (api) => {
       // Maintenance mode answers every /api request before anything else is looked at.
-      api.addHook('onRequest', async () => {
+      api.addHook('onRequest', (_request, _reply, done) => {
         const down = maintenance.current();
-        if (down) {
-          throw new ApiError('service_unavailable', down.message ?? 'Service Unavailable', {
-            ...(down.retryAfterSeconds === null ? {} : { retryAfterSeconds: down.retryAfterSeconds }),
-          });
-        }
+        if (!down) return done();
+        const retry = down.retryAfterSeconds === null ? {} : { retryAfterSeconds: down.retryAfterSeconds };
+        done(new ApiError('service_unavailable', down.message ?? 'Service Unavailable', retry));
       });
       await api.register(tenantPlugin, {
         storage,
@@ -161,7 +159,8 @@ function closeConnectionsWhenStopping(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 }

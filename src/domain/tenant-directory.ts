@@ -5,6 +5,8 @@ import type { Storage } from '../db/storage.js';
 export interface TenantDirectory {
   /** The tenant with this slug, or null; answers from memory for most requests. */
   find(slug: string): Promise<TenantRow | null>;
+  /** What memory knows without asking the registry: the tenant, null (known missing), or undefined. */
+  peek(slug: string): TenantRow | null | undefined;
 }
 
 export interface TenantDirectoryOptions {
@@ -30,5 +32,6 @@ export function createTenantDirectory(storage: Storage, options: TenantDirectory
   });
   return {
     find: async (slug) => (await cache.fetch(slug))?.tenant ?? null,
+    peek: (slug) => cache.get(slug)?.tenant,
   };
 }

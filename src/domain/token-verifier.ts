@@ -29,6 +29,8 @@ export interface TokenVerifier {
    * expired or belongs to a deactivated user. Callers decide what null means (401).
    */
   verify(tenant: string, db: Kysely<TenantDatabase>, bearer: BearerToken, now: number): Promise<AuthenticatedToken | null>;
+  /** The same answer from memory alone, or undefined when the token row is not in memory. */
+  verifyRemembered(tenant: string, bearer: BearerToken, now: number): AuthenticatedToken | null | undefined;
   /** After this process revoked a token or changed a user: stop using what it remembers. */
   forgetToken(tenant: string, tokenId: number): void;
   forgetUser(tenant: string, userId: number): void;
@@ -85,14 +87,21 @@ export function createTokenVerifier({ ttlMs = 800, maxEntries = 50_000 }: TokenV
     },
   });
 
+  const check = (entry: CachedToken | undefined, bearer: BearerToken, now: number): AuthenticatedToken | null => {
+    if (!entry) return null;
+    if (!tokenHashesMatch(entry.tokenHash, hashTokenSecret(bearer.secret))) return null;
+    if (!isActive(entry.user)) return null;
+    if (entry.expiresAtMs !== null && entry.expiresAtMs <= now) return null;
+    return { user: entry.user, tokenId: bearer.id, abilities: entry.abilities, lastUsedAtMs: entry.lastUsedAtMs };
+  };
+
   return {
     async verify(tenant, db, bearer, now) {
-      const entry = await cache.fetch(key(tenant, bearer.id), { context: { db, tenant, tokenId: bearer.id } });
-      if (!entry) return null;
-      if (!tokenHashesMatch(entry.tokenHash, hashTokenSecret(bearer.secret))) return null;
-      if (!isActive(entry.user)) return null;
-      if (entry.expiresAtMs !== null && entry.expiresAtMs <= now) return null;
-      return { user: entry.user, tokenId: bearer.id, abilities: entry.abilities, lastUsedAtMs: entry.lastUsedAtMs };
+      return check(await cache.fetch(key(tenant, bearer.id), { context: { db, tenant, tokenId: bearer.id } }), bearer, now);
+    },
+    verifyRemembered(tenant, bearer, now) {
+      const entry = cache.get(key(tenant, bearer.id));
+      return entry === undefined ? undefined : check(entry, bearer, now);
     },
     forgetToken(tenant, tokenId) {
       cache.delete(key(tenant, tokenId));

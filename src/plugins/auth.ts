@@ -52,23 +52,41 @@ export default fp<AuthPluginOptions>(
   async function auth(app: FastifyInstance, { verifier, now = () => new Date() }) {
     app.decorate('tokenVerifier', verifier);
     app.decorateRequest('auth', null);
-    app.addHook('onRequest', async (request) => {
+    // Synchronous when the token row is in memory (a busy token): no promise on the hot path.
+    app.addHook('onRequest', (request, _reply, done) => {
       const bearer = parseBearerHeader(request.headers.authorization);
-      if (!bearer || request.tenant === null) return;
+      if (!bearer || request.tenant === null) return done();
       const moment = now();
+      const accept = (found: AuthenticatedToken | null) => {
+        if (found) {
+          request.auth = found;
+          recordUseNowAndThen(request, found, moment);
+        }
+        done();
+      };
+      const remembered = verifier.verifyRemembered(request.tenant.slug, bearer, moment.getTime());
+      if (remembered !== undefined) return accept(remembered);
+      verifier.verify(request.tenant.slug, request.tenant.db, bearer, moment.getTime()).then(accept, done);
+    });
+
+    /** Writes last_used_at at most once per LAST_USED_WRITE_INTERVAL_MS per token, never awaited. */
+    const recordUseNowAndThen = (request: FastifyRequest, found: AuthenticatedToken, moment: Date) => {
       const nowMs = moment.getTime();
-      const found = await verifier.verify(request.tenant.slug, request.tenant.db, bearer, nowMs);
-      if (!found) return;
-      request.auth = found;
-      if (nowMs - (found.lastUsedAtMs ?? 0) >= LAST_USED_WRITE_INTERVAL_MS) {
-        verifier.markUsed(request.tenant.slug, found.tokenId, nowMs);
-        // Not awaited: the answer does not wait for bookkeeping, and a failed write only loses a timestamp.
-        recordTokenUse(request.tenant.db, found.tokenId, moment).catch((err: unknown) =>
-          request.log.warn({ err }, 'could not record token use'),
-        );
+      if (nowMs - (found.lastUsedAtMs ?? 0) < LAST_USED_WRITE_INTERVAL_MS) return;
+      verifier.markUsed(request.tenant.slug, found.tokenId, nowMs);
+      // The answer does not wait for bookkeeping, and a failed write only loses a timestamp.
+      recordTokenUse(request.tenant.db, found.tokenId, moment).catch((err: unknown) =>
+        request.log.warn({ err }, 'could not record token use'),
+      );
+    };
+    app.addHook('preParsing', (request, _reply, payload, done) => {
+      try {
+        enforceRequirement(request);
+        done(null, payload);
+      } catch (err) {
+        done(err as Error);
       }
     });
-    app.addHook('preParsing', async (request) => enforceRequirement(request));
   },
   { name: 'auth', dependencies: ['tenant'] },
 );

@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Kysely } from 'kysely';
 import type { Storage } from '../db/storage.js';
+import type { TenantRow } from '../db/tenants.js';
 import type { TenantDatabase } from '../db/types.js';
 import type { TenantDirectory } from '../domain/tenant-directory.js';
 import { tenantSlugForHost, type HostRules } from '../domain/tenants.js';
@@ -32,18 +33,30 @@ export interface TenantPluginOptions {
  * Ends a request whose Host selected no tenant with 404. Installed after the rate limiter, so
  * that probing for tenants is counted like anything else.
  */
-export async function rejectUnknownTenant(request: FastifyRequest): Promise<void> {
-  if (request.tenant === null) throw new ApiError('tenant_not_found', 'Tenant not found.');
+export function rejectUnknownTenant(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+  done(request.tenant === null ? new ApiError('tenant_not_found', 'Tenant not found.') : undefined);
 }
 
 /** Host -> tenant, for every request under /api. */
 export default fp<TenantPluginOptions>(
   async function tenant(app: FastifyInstance, { storage, directory, hostRules }) {
     app.decorateRequest('tenant', null as unknown as RequestTenant);
-    app.addHook('onRequest', async (request) => {
+    // Synchronous when the tenant is known (almost always): no promise on the hot path.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const attach = (found: TenantRow | null) => {
+        // Opening a tenant's database can fail (a missing file): that is the error handler's 503.
+        try {
+          if (found) request.tenant = { slug: found.slug, db: storage.tenantDb(found.slug) };
+          done();
+        } catch (err) {
+          done(err as Error);
+        }
+      };
       const slug = tenantSlugForHost(request.host, hostRules);
-      const found = slug === null ? null : await directory.find(slug);
-      if (found) request.tenant = { slug: found.slug, db: storage.tenantDb(found.slug) };
+      if (slug === null) return done();
+      const known = directory.peek(slug);
+      if (known !== undefined) return attach(known);
+      directory.find(slug).then(attach, done);
     });
   },
   { name: 'tenant', dependencies: ['error-handler'] },
