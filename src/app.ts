@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Storage } from './db/storage.js';
+import { createLastUseRecorder } from './domain/last-use.js';
 import { watchMaintenance } from './domain/maintenance.js';
 import { createTenantDirectory, type TenantDirectory } from './domain/tenant-directory.js';
 import { createTokenVerifier } from './domain/token-verifier.js';
@@ -21,6 +22,8 @@ import { createRedisClient, waitUntilReady } from './rate-limit/redis.js';
 const REDIS_CONNECT_WAIT_MS = 2000;
 /** Every instance sees `groupadmin down` / `up` within this time. */
 const MAINTENANCE_POLL_MS = 500;
+/** Token uses are written in batches this often (last_used_at is at most this much behind). */
+const LAST_USE_FLUSH_MS = 1000;
 import loginRoutes from './routes/auth/login.js';
 import healthRoutes from './routes/system/health.js';
 import logoutRoute from './routes/auth/logout.js';
@@ -84,8 +87,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     intervalMs: MAINTENANCE_POLL_MS,
     onError: (err) => app.log.warn({ err }, 'could not read the maintenance flag; keeping the last known state'),
   });
+  const lastUse = createLastUseRecorder({
+    flushIntervalMs: LAST_USE_FLUSH_MS,
+    onError: (err) => app.log.warn({ err }, 'could not record token use'),
+  });
   app.addHook('onClose', async () => {
     maintenance.stop();
+    await lastUse.stop();
     (app.log as Logger).flush();
   });
 
@@ -103,7 +111,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         directory,
         hostRules: { serviceDomain: config.serviceDomain, defaultTenant: config.defaultTenant },
       });
-      await api.register(authPlugin, { verifier: createTokenVerifier(), ...(deps.now ? { now: deps.now } : {}) });
+      await api.register(authPlugin, { verifier: createTokenVerifier(), lastUse, ...(deps.now ? { now: deps.now } : {}) });
       await api.register(rateLimitPlugin, { limits: rateLimits });
       api.addHook('onRequest', rejectUnknownTenant);
       api.setNotFoundHandler(app.routeNotFound);

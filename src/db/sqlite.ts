@@ -15,7 +15,7 @@ const PREPARED_STATEMENTS_PER_DB = 64;
  * better-sqlite3 with its prepared statements kept: Kysely prepares every query anew, and the
  * hot path runs the same few statements over and over.
  */
-function openDatabase(path: string, options: { fileMustExist: boolean }): SqliteDatabase {
+function openDatabase(path: string, options: { fileMustExist: boolean }): SqliteDatabase & { raw: BetterSqlite3.Database } {
   const db = new BetterSqlite3(path, { fileMustExist: options.fileMustExist });
   // WAL keeps readers and the writer apart; NORMAL sync is still durable against a process crash.
   db.pragma('journal_mode = WAL');
@@ -26,6 +26,7 @@ function openDatabase(path: string, options: { fileMustExist: boolean }): Sqlite
   db.pragma('foreign_keys = ON');
   const statements = new LRUCache<string, BetterSqlite3.Statement>({ max: PREPARED_STATEMENTS_PER_DB });
   return {
+    raw: db,
     close: () => db.close(),
     prepare: (sql: string) => {
       let statement = statements.get(sql);
@@ -38,7 +39,19 @@ function openDatabase(path: string, options: { fileMustExist: boolean }): Sqlite
   };
 }
 
-const kyselyFor = <T>(database: SqliteDatabase) => new Kysely<T>({ dialect: new SqliteDialect({ database }) });
+const rawHandles = new WeakMap<object, BetterSqlite3.Database>();
+
+const kyselyFor = <T>(database: SqliteDatabase & { raw: BetterSqlite3.Database }) => {
+  const db = new Kysely<T>({ dialect: new SqliteDialect({ database }) });
+  rawHandles.set(db, database.raw);
+  return db;
+};
+
+/**
+ * The better-sqlite3 handle behind a Kysely instance of this storage, or undefined (PostgreSQL).
+ * better-sqlite3 answers synchronously, so the hottest query can skip every promise.
+ */
+export const sqliteHandleOf = (db: object): BetterSqlite3.Database | undefined => rawHandles.get(db);
 
 export interface SqliteStorageOptions {
   dataDir: string;

@@ -1,4 +1,6 @@
+import type { Statement } from 'better-sqlite3';
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import { sqliteHandleOf } from './sqlite.js';
 import { USER_TOKENABLE_TYPE } from '../domain/tokens.js';
 import type { PersonalAccessTokensTable, TenantDatabase } from './types.js';
 import type { UserRow } from './users.js';
@@ -60,14 +62,39 @@ type LookupRow = Awaited<ReturnType<ReturnType<typeof lookupQuery>['executeTakeF
 const compiledLookups = new WeakMap<TenantDb, CompiledQuery<LookupRow>>();
 
 /** The token and its owner in one query: this runs for every token not in the verifier's memory. */
-export async function findTokenWithUser(db: TenantDb, tokenId: number): Promise<TokenWithUser | undefined> {
+function compiledLookup(db: TenantDb): CompiledQuery<LookupRow> {
   let compiled = compiledLookups.get(db);
   if (!compiled) {
     compiled = lookupQuery(db, 0).compile();
     compiledLookups.set(db, compiled);
   }
+  return compiled;
+}
+
+export async function findTokenWithUser(db: TenantDb, tokenId: number): Promise<TokenWithUser | undefined> {
+  const compiled = compiledLookup(db);
   const result = await db.executeQuery<LookupRow>({ ...compiled, parameters: [tokenId, USER_TOKENABLE_TYPE] });
-  const row = result.rows[0];
+  return fromLookupRow(result.rows[0]);
+}
+
+const syncStatements = new WeakMap<object, Statement>();
+
+/**
+ * The same lookup, answered synchronously where the storage can (SQLite); null where it cannot.
+ * It runs the very SQL that Kysely compiled for findTokenWithUser.
+ */
+export function findTokenWithUserNow(db: TenantDb, tokenId: number): { found: TokenWithUser | undefined } | null {
+  const handle = sqliteHandleOf(db);
+  if (!handle) return null;
+  let statement = syncStatements.get(handle);
+  if (!statement) {
+    statement = handle.prepare(compiledLookup(db).sql);
+    syncStatements.set(handle, statement);
+  }
+  return { found: fromLookupRow(statement.get(tokenId, USER_TOKENABLE_TYPE) as LookupRow | undefined) };
+}
+
+function fromLookupRow(row: LookupRow | undefined): TokenWithUser | undefined {
   if (!row) return undefined;
   const { token_id, token_hash, token_abilities, token_last_used_at, token_expires_at, ...user } = row;
   return {

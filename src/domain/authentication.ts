@@ -1,26 +1,12 @@
 import type { Kysely } from 'kysely';
-import { touchTokenLastUsed } from '../db/tokens.js';
 import type { TenantDatabase } from '../db/types.js';
 import { updateUserPasswordHash, type UserRow } from '../db/users.js';
 import { issueToken, type IssuedToken } from './access-tokens.js';
 import { hashPassword, spendPasswordCheck, verifyPassword } from './passwords.js';
-import { toDbTimestamp } from './time.js';
 import { findUserByUsername } from '../db/users.js';
 import { isActive } from './users.js';
 
 type TenantDb = Kysely<TenantDatabase>;
-
-export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
-
-/** Records that a token was used; writes at most once per LAST_USED_WRITE_INTERVAL_MS per token. */
-export function recordTokenUse(db: TenantDb, tokenId: number, now: Date): Promise<void> {
-  return touchTokenLastUsed(
-    db,
-    tokenId,
-    toDbTimestamp(now),
-    toDbTimestamp(new Date(now.getTime() - LAST_USED_WRITE_INTERVAL_MS)),
-  );
-}
 
 export interface LoginResult {
   user: UserRow;

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { findTokenWithUser } from '../db/tokens.js';
+import { findTokenWithUser, findTokenWithUserNow, type TokenWithUser } from '../db/tokens.js';
 import type { TenantDatabase } from '../db/types.js';
 import type { UserRow } from '../db/users.js';
 import { toApiTimestamp } from './time.js';
@@ -29,8 +29,11 @@ export interface TokenVerifier {
    * expired or belongs to a deactivated user. Callers decide what null means (401).
    */
   verify(tenant: string, db: Kysely<TenantDatabase>, bearer: BearerToken, now: number): Promise<AuthenticatedToken | null>;
-  /** The same answer from memory alone, or undefined when the token row is not in memory. */
-  verifyRemembered(tenant: string, bearer: BearerToken, now: number): AuthenticatedToken | null | undefined;
+  /**
+   * The same answer without waiting: from memory, or from storage that answers synchronously
+   * (SQLite). Undefined when only verify() can tell.
+   */
+  verifyNow(tenant: string, db: Kysely<TenantDatabase>, bearer: BearerToken, now: number): AuthenticatedToken | null | undefined;
   /** After this process revoked a token or changed a user: stop using what it remembers. */
   forgetToken(tenant: string, tokenId: number): void;
   forgetUser(tenant: string, userId: number): void;
@@ -59,24 +62,27 @@ export function createTokenVerifier({ ttlMs = 800, maxEntries = 50_000 }: TokenV
   const userKey = (tenant: string, userId: number) => `${tenant}\u0000${userId}`;
   const tokensOfUser = new Map<string, Set<string>>();
 
+  const remember = (cacheKey: string, tenant: string, found: TokenWithUser): CachedToken => {
+    const owner = userKey(tenant, found.user.id);
+    let keys = tokensOfUser.get(owner);
+    if (!keys) tokensOfUser.set(owner, (keys = new Set()));
+    keys.add(cacheKey);
+    return {
+      tokenHash: found.token.token,
+      user: found.user,
+      abilities: parseAbilities(found.token.abilities),
+      expiresAtMs: msOrNull(found.token.expires_at),
+      lastUsedAtMs: msOrNull(found.token.last_used_at),
+    };
+  };
+
   const cache = new LRUCache<string, CachedToken, { db: Kysely<TenantDatabase>; tenant: string; tokenId: number }>({
     max: maxEntries,
     ttl: ttlMs,
     // Concurrent requests with one token share one query.
     fetchMethod: async (cacheKey, _stale, { context }) => {
       const found = await findTokenWithUser(context.db, context.tokenId);
-      if (!found) return undefined;
-      const owner = userKey(context.tenant, found.user.id);
-      let keys = tokensOfUser.get(owner);
-      if (!keys) tokensOfUser.set(owner, (keys = new Set()));
-      keys.add(cacheKey);
-      return {
-        tokenHash: found.token.token,
-        user: found.user,
-        abilities: parseAbilities(found.token.abilities),
-        expiresAtMs: msOrNull(found.token.expires_at),
-        lastUsedAtMs: msOrNull(found.token.last_used_at),
-      };
+      return found ? remember(cacheKey, context.tenant, found) : undefined;
     },
     dispose: (entry, cacheKey) => {
       const tenant = cacheKey.slice(0, cacheKey.indexOf('\u0000'));
@@ -99,9 +105,16 @@ export function createTokenVerifier({ ttlMs = 800, maxEntries = 50_000 }: TokenV
     async verify(tenant, db, bearer, now) {
       return check(await cache.fetch(key(tenant, bearer.id), { context: { db, tenant, tokenId: bearer.id } }), bearer, now);
     },
-    verifyRemembered(tenant, bearer, now) {
-      const entry = cache.get(key(tenant, bearer.id));
-      return entry === undefined ? undefined : check(entry, bearer, now);
+    verifyNow(tenant, db, bearer, now) {
+      const cacheKey = key(tenant, bearer.id);
+      const entry = cache.get(cacheKey);
+      if (entry !== undefined) return check(entry, bearer, now);
+      const lookup = findTokenWithUserNow(db, bearer.id);
+      if (lookup === null) return undefined;
+      if (!lookup.found) return null;
+      const fresh = remember(cacheKey, tenant, lookup.found);
+      cache.set(cacheKey, fresh);
+      return check(fresh, bearer, now);
     },
     forgetToken(tenant, tokenId) {
       cache.delete(key(tenant, tokenId));

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { LAST_USED_WRITE_INTERVAL_MS, recordTokenUse } from '../domain/authentication.js';
+import { LAST_USED_WRITE_INTERVAL_MS, type LastUseRecorder } from '../domain/last-use.js';
 import type { AuthenticatedToken, TokenVerifier } from '../domain/token-verifier.js';
 import { hasAbility, type Ability } from '../domain/abilities.js';
 import { parseBearerHeader } from '../domain/tokens.js';
@@ -41,6 +41,7 @@ function enforceRequirement(request: FastifyRequest): void {
 
 export interface AuthPluginOptions {
   verifier: TokenVerifier;
+  lastUse: LastUseRecorder;
   now?: () => Date;
 }
 
@@ -49,10 +50,10 @@ export interface AuthPluginOptions {
  * limiter needs to know who is asking. Routes say what they need in `config.requires`.
  */
 export default fp<AuthPluginOptions>(
-  async function auth(app: FastifyInstance, { verifier, now = () => new Date() }) {
+  async function auth(app: FastifyInstance, { verifier, lastUse, now = () => new Date() }) {
     app.decorate('tokenVerifier', verifier);
     app.decorateRequest('auth', null);
-    // Synchronous when the token row is in memory (a busy token): no promise on the hot path.
+    // Synchronous when the token row is in memory or on SQLite: no promise on the hot path.
     app.addHook('onRequest', (request, _reply, done) => {
       const bearer = parseBearerHeader(request.headers.authorization);
       if (!bearer || request.tenant === null) return done();
@@ -64,20 +65,22 @@ export default fp<AuthPluginOptions>(
         }
         done();
       };
-      const remembered = verifier.verifyRemembered(request.tenant.slug, bearer, moment.getTime());
-      if (remembered !== undefined) return accept(remembered);
+      let immediate: AuthenticatedToken | null | undefined;
+      try {
+        immediate = verifier.verifyNow(request.tenant.slug, request.tenant.db, bearer, moment.getTime());
+      } catch (err) {
+        return done(err as Error);
+      }
+      if (immediate !== undefined) return accept(immediate);
       verifier.verify(request.tenant.slug, request.tenant.db, bearer, moment.getTime()).then(accept, done);
     });
 
-    /** Writes last_used_at at most once per LAST_USED_WRITE_INTERVAL_MS per token, never awaited. */
+    /** last_used_at at most once per LAST_USED_WRITE_INTERVAL_MS per token, written in batches. */
     const recordUseNowAndThen = (request: FastifyRequest, found: AuthenticatedToken, moment: Date) => {
       const nowMs = moment.getTime();
       if (nowMs - (found.lastUsedAtMs ?? 0) < LAST_USED_WRITE_INTERVAL_MS) return;
       verifier.markUsed(request.tenant.slug, found.tokenId, nowMs);
-      // The answer does not wait for bookkeeping, and a failed write only loses a timestamp.
-      recordTokenUse(request.tenant.db, found.tokenId, moment).catch((err: unknown) =>
-        request.log.warn({ err }, 'could not record token use'),
-      );
+      lastUse.record(request.tenant.slug, request.tenant.db, found.tokenId, moment);
     };
     app.addHook('preParsing', (request, _reply, payload, done) => {
       try {

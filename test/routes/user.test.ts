@@ -151,16 +151,24 @@ describe('GET /api/user', () => {
     const token = await t.login('demo', 'alice', PASSWORD);
     const id = Number(token.split('|')[0]);
     const db = t.storage.tenantDb('demo');
-    const lastUsed = async () => {
-      // The write is not awaited by the request; let it land.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    const read = async () => {
       const row = await db.selectFrom('personal_access_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow();
       return toApiTimestampOrNull(row.last_used_at);
+    };
+    // Uses are written in batches (about once a second): wait for the one expected, or a little
+    // past the batch when nothing is expected to change.
+    const lastUsed = async (expected?: string) => {
+      for (let waited = 0; waited < 2500; waited += 50) {
+        const value = await read();
+        if (expected === undefined ? waited >= 1500 : value === expected) return value;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return read();
     };
     expect(await lastUsed()).toBeNull();
 
     await getUser(`Bearer ${token}`);
-    expect(await lastUsed()).toBe('2026-11-21T09:30:05.123000Z');
+    expect(await lastUsed('2026-11-21T09:30:05.123000Z')).toBe('2026-11-21T09:30:05.123000Z');
 
     clock = new Date('2026-11-21T09:30:50.000Z');
     await getUser(`Bearer ${token}`);
@@ -169,6 +177,6 @@ describe('GET /api/user', () => {
 
     clock = new Date('2026-11-21T09:31:05.200Z');
     await getUser(`Bearer ${token}`);
-    expect(await lastUsed()).toBe('2026-11-21T09:31:05.200000Z');
+    expect(await lastUsed('2026-11-21T09:31:05.200000Z')).toBe('2026-11-21T09:31:05.200000Z');
   });
 });
