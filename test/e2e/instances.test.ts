@@ -105,7 +105,10 @@ describe('several instances on one storage', () => {
       '401/9', '401/8', '401/7', '401/6', '401/5', '401/4', '401/3', '401/2', '401/1', '401/0',
       '429/0', '429/0', '429/0', '429/0',
     ]);
-    // Both workers answered: their request logs carry two different process ids.
+    // Both workers answered: their request logs carry two different process ids (log lines are
+    // written in batches, so wait for them).
+    const requestLines = () => server.output().split('\n').filter((line) => line.includes('"path":"/api/user"'));
+    for (let i = 0; i < 40 && requestLines().length < 14; i++) await sleep(100);
     const pids = new Set(
       server
         .output()
