@@ -13,6 +13,7 @@ import { createLogger } from './logger.js';
 import requestLog, { RequestLogController, requestIdFor } from './plugins/request-log.js';
 import security from './plugins/security.js';
 import errorHandler from './plugins/error-handler.js';
+import openapi from './plugins/openapi.js';
 import jsonBody from './plugins/json-body.js';
 import rateLimitPlugin from './plugins/rate-limit.js';
 import tenantPlugin, { rejectUnknownTenant } from './plugins/tenant.js';
@@ -20,6 +21,7 @@ import { createRateLimits, type RateLimits } from './rate-limit/limiter.js';
 import { createRedisClient, waitUntilReady } from './rate-limit/redis.js';
 
 const REDIS_CONNECT_WAIT_MS = 2000;
+const SERVICE_VERSION = '0.1.0';
 /** Every instance sees `groupadmin down` / `up` within this time. */
 const MAINTENANCE_POLL_MS = 500;
 /** Token uses are written in batches this often (last_used_at is at most this much behind). */
@@ -80,6 +82,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(security, { corsOrigins: config.corsOrigins, requireHttps: config.requireHttps });
   await app.register(jsonBody);
   await app.register(healthRoutes, { storage });
+  await app.register(openapi, { serviceDomain: config.serviceDomain, version: SERVICE_VERSION });
 
   const directory = deps.directory ?? createTenantDirectory(storage);
   const rateLimits = deps.rateLimits ?? createConfiguredRateLimits(app, config, deps.localRateLimitStore ?? 'memory');

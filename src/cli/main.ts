@@ -1,4 +1,6 @@
 import { Command, CommanderError } from 'commander';
+import pino from 'pino';
+import { buildApp } from '../app.js';
 import { migrateAll } from '../domain/tenant-admin.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { TenantError } from '../domain/tenant-admin.js';
@@ -31,6 +33,18 @@ export function buildProgram(): Command {
       withStorage(async (storage) => {
         const count = await migrateAll(storage);
         process.stdout.write(`migrated the registry and ${count} tenant(s)\n`);
+      }),
+    );
+
+  program
+    .command('openapi')
+    .description('print the OpenAPI 3.1 document of the API (as served at /api/openapi.json)')
+    .action(() =>
+      withStorage(async (storage, config) => {
+        const app = await buildApp(config, { storage, logger: pino({ level: 'silent' }) });
+        await app.ready();
+        process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
+        await app.close();
       }),
     );
 

@@ -61,3 +61,29 @@ export const LoginSuccessSchema = Type.Object({
   }),
   api_key: NewTokenSchema,
 });
+
+// Error bodies (decisions.md section 5), for the OpenAPI document.
+
+export const ErrorSchema = Type.Object(
+  { success: Type.Literal(false), message: Type.String() },
+  { additionalProperties: false },
+);
+
+export const ValidationErrorSchema = Type.Object(
+  {
+    success: Type.Literal(false),
+    message: Type.String({ description: 'The first message, plus " (and N more errors)"' }),
+    errors: Type.Record(Type.String(), Type.Array(Type.String()), { description: 'field -> messages' }),
+  },
+  { additionalProperties: false },
+);
+
+export const UnauthenticatedSchema = Type.Object(
+  { message: Type.Literal('Unauthenticated.') },
+  { additionalProperties: false },
+);
+
+export const TooManyAttemptsSchema = Type.Object(
+  { message: Type.Literal('Too Many Attempts.'), retry_after: Type.Integer({ minimum: 1 }) },
+  { additionalProperties: false },
+);

@@ -148,6 +148,14 @@ describe('groupadmin command line', () => {
     expect(cli(['token', 'prune', '--hours', 'x']).status).toBe(2);
   });
 
+  it('prints the OpenAPI document', () => {
+    const result = cli(['openapi']);
+    expect(result.status).toBe(0);
+    const document = JSON.parse(result.stdout);
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths)).toContain('/login');
+  });
+
   it('stops with one line naming a bad setting', () => {
     const result = runCli(['tenant', 'list'], { ...env, RATE_LIMIT_AUTHENTICATED: 'lots' });
     expect(result.status).toBe(1);

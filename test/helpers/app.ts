@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { checkContract } from './contract.js';
 import { buildApp, type AppDeps } from '../../src/app.js';
 import { openStorage } from '../../src/bootstrap.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -52,6 +53,7 @@ export async function buildTestApp(
   const app = await buildApp(config, { storage, ...deps });
   beforeReady?.(app);
   await app.ready();
+  checkEveryAnswer(app);
 
   const addTenant = async (slug: string) => {
     await createTenant(storage, slug);
@@ -92,4 +94,19 @@ export async function buildTestApp(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Every answer an in-process test gets is checked against the OpenAPI document of the same app:
+ * an undocumented status or field fails the test that caused it.
+ */
+function checkEveryAnswer(app: FastifyInstance): void {
+  const document = app.swagger() as Record<string, unknown>;
+  const inject = app.inject.bind(app) as (options: InjectOptions) => Promise<LightMyRequestResponse>;
+  app.inject = (async (options: InjectOptions) => {
+    const answer = await inject(options);
+    const url = typeof options.url === 'string' ? options.url : String(options.path ?? '');
+    checkContract(document, String(options.method ?? 'GET'), url, answer);
+    return answer;
+  }) as unknown as FastifyInstance['inject'];
 }

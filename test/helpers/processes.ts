@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { request, type Agent } from 'node:http';
 import { createServer } from 'node:net';
+import { checkContract } from './contract.js';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -76,8 +77,34 @@ export interface HttpResult {
   body: string;
 }
 
-/** A real HTTP request; node:http lets the test choose the Host header (fetch does not). */
-export function http(
+const documents = new Map<number, Promise<Record<string, unknown>>>();
+
+/** The OpenAPI document a running server serves, fetched once per port. */
+function documentOf(port: number): Promise<Record<string, unknown>> {
+  let document = documents.get(port);
+  if (!document) {
+    document = rawHttp(port, { path: '/api/openapi.json' }).then((answer) => JSON.parse(answer.body) as Record<string, unknown>);
+    documents.set(port, document);
+  }
+  return document;
+}
+
+/**
+ * A real HTTP request; node:http lets the test choose the Host header (fetch does not). Every
+ * answer under /api is checked against the OpenAPI document the server itself serves.
+ */
+export async function http(
+  port: number,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string; agent?: Agent },
+): Promise<HttpResult> {
+  const answer = await rawHttp(port, options);
+  if (options.path.startsWith('/api/') && !options.path.startsWith('/api/openapi.json')) {
+    checkContract(await documentOf(port), options.method ?? 'GET', options.path, { ...answer, statusCode: answer.status });
+  }
+  return answer;
+}
+
+function rawHttp(
   port: number,
   options: { method?: string; path: string; headers?: Record<string, string>; body?: string; agent?: Agent },
 ): Promise<HttpResult> {

@@ -1,0 +1,53 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+
+describe('the OpenAPI document', () => {
+  let t: TestApp;
+  let document: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  beforeAll(async () => {
+    t = await buildTestApp();
+    const response = await t.app.inject({ method: 'GET', url: '/api/openapi.json', headers: { host: 'nobody.localhost' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+    document = response.json();
+  });
+  afterAll(() => t.close());
+
+  it('is valid OpenAPI 3.1', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(document);
+    expect(result.valid, JSON.stringify(result.errors ?? []).slice(0, 2000)).toBe(true);
+  });
+
+  it('documents every endpoint relative to https://{tenant}.{domain}/api, extensions marked', () => {
+    expect(document.servers[0].url).toBe('https://{tenant}.{domain}/api');
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods as object).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations.sort()).toEqual([
+      'DELETE /tokens', 'DELETE /tokens/{id}', 'GET /tokens', 'GET /user', 'PATCH /user', 'POST /login',
+      'POST /logout', 'POST /tokens', 'PUT /user/password',
+    ]);
+    expect(document.paths['/login'].post.tags).toEqual(['original']);
+    expect(document.paths['/user'].get.tags).toEqual(['original']);
+    expect(document.paths['/user'].get['x-extension']).toBeUndefined();
+    expect(document.paths['/tokens'].post.tags).toEqual(['extensions']);
+    expect(document.paths['/tokens'].post['x-extension']).toBe(true);
+  });
+
+  it('documents the bodies of success and every error, the bearer scheme and the rate-limit headers', () => {
+    const user = document.paths['/user'].get;
+    expect(user.security).toEqual([{ bearer: [] }]);
+    expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const okSchema = user.responses['200'].content['application/json'].schema;
+    expect(Object.keys(okSchema.properties)).toHaveLength(17);
+    expect(user.responses['401'].content['application/json'].schema.properties.message.enum).toEqual(['Unauthenticated.']);
+    expect(Object.keys(user.responses['429'].content['application/json'].schema.properties)).toEqual(['message', 'retry_after']);
+    expect(Object.keys(user.responses['200'].headers)).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']);
+    expect(Object.keys(user.responses['429'].headers)).toContain('Retry-After');
+    const login = document.paths['/login'].post;
+    expect(Object.keys(login.responses).sort()).toEqual(['200', '400', '401', '404', '413', '415', '419', '422', '429', '500', '503']);
+    expect(login.requestBody.content['application/json'].schema.required).toEqual(['username', 'password']);
+  });
+});
