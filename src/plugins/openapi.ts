@@ -1,4 +1,5 @@
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import {
@@ -7,6 +8,9 @@ import {
   UnauthenticatedSchema,
   ValidationErrorSchema,
 } from '../routes/schemas.js';
+
+/** Where the interactive reference lives; its page needs a content policy of its own. */
+export const DOCS_PREFIX = '/api/docs';
 
 /** The two endpoints of the original interface (api.md 4.1, 4.2); everything else is an extension. */
 const ORIGINAL = new Set(['POST /api/login', 'GET /api/user']);
@@ -104,7 +108,9 @@ export default fp<OpenApiOptions>(
         ],
       },
       transform: ({ schema, url, route }) => {
-        if (!url.startsWith('/api/') || url === '/api/openapi.json') return { schema: { ...schema, hide: true }, url };
+        if (!url.startsWith('/api/') || url === '/api/openapi.json' || url.startsWith(DOCS_PREFIX)) {
+          return { schema: { ...schema, hide: true }, url };
+        }
         const method = Array.isArray(route.method) ? String(route.method[0]) : String(route.method);
         const requires = (route.config as { requires?: string } | undefined)?.requires;
         const original = ORIGINAL.has(`${method} ${url}`);
@@ -132,6 +138,20 @@ export default fp<OpenApiOptions>(
 
     // Not under the tenant and rate-limit hooks: the contract is the same for everyone.
     app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+    // The interactive reference, served from the npm package (no CDN, works offline). Its "try it"
+    // calls go to the host the page was loaded from, i.e. the tenant's own API.
+    await app.register(swaggerUi, {
+      routePrefix: DOCS_PREFIX,
+      uiConfig: { tryItOutEnabled: true, displayRequestDuration: true },
+      staticCSP: true,
+      // The page talks to this very host over whatever scheme it was loaded with.
+      transformStaticCSP: (header) => `${header.replace(/\s*upgrade-insecure-requests;?/, '')} connect-src 'self';`,
+      transformSpecification: (document, request) => ({
+        ...document,
+        servers: [{ url: `${request.protocol}://${request.host}/api` }],
+      }),
+    });
   },
   { name: 'openapi', dependencies: ['error-handler'] },
 );

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.js';
+import { DOCS_PREFIX } from './openapi.js';
 
 export interface SecurityOptions {
   corsOrigins: string[];
@@ -63,8 +64,10 @@ export default fp<SecurityOptions>(
       });
     }
     const headers = securityHeaders(corsOrigins.length > 0);
-    app.addHook('onRequest', (_request, reply, done) => {
-      reply.headers(headers);
+    // The documentation page runs scripts and styles; it sets a content policy of its own.
+    const { 'content-security-policy': _csp, ...docsHeaders } = headers;
+    app.addHook('onRequest', (request, reply, done) => {
+      reply.headers(request.url.startsWith(DOCS_PREFIX) ? docsHeaders : headers);
       done();
     });
     if (corsOrigins.length > 0) {

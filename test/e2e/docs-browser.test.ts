@@ -1,0 +1,53 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { ROOT, startServer } from '../helpers/processes.js';
+import { testServices } from '../helpers/services.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+// CI installs Debian's Chromium (.ci/run), so there this test always runs.
+const available = existsSync(CHROMIUM) || process.env.CI === 'true';
+
+describe.runIf(available)('the documentation page in a real browser', () => {
+  it('lists both original endpoints and logs in through "try it out"', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-docs-'));
+    const services = await testServices();
+    const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...services.env });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const credentials = /-d '(\{.*\})'/.exec(server.output())?.[1];
+      expect(credentials, server.output()).toBeDefined();
+
+      const page = await browser.newPage();
+      await page.goto(`http://127.0.0.1:${server.port}/api/docs/`);
+      const login = page.locator('.opblock-post', { hasText: '/login' }).first();
+      await login.waitFor({ timeout: 15_000 });
+      await expect(page.locator('.opblock-get', { hasText: '/user' }).first().isVisible()).resolves.toBe(true);
+
+      await login.locator('.opblock-summary').click();
+      const body = login.locator('textarea.body-param__text');
+      await body.waitFor();
+      await body.fill(credentials!);
+      await login.locator('button.execute').click();
+      const status = login.locator('.live-responses-table tr.response .response-col_status').first();
+      await status.waitFor({ timeout: 15_000 });
+      expect((await status.innerText()).trim()).toBe('200');
+      await expect(login.locator('.live-responses-table .microlight').first().innerText()).resolves.toContain('plainTextToken');
+
+      mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
+      await page.screenshot({ path: join(ROOT, 'test-artifacts', 'docs-page.png'), fullPage: true });
+    } finally {
+      await browser.close();
+      await server.stop();
+      await services.cleanup();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
