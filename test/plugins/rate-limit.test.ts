@@ -124,7 +124,14 @@ describe('rate limits (in-process counters)', () => {
     expect((await request({ host: hostOf('demo') })).statusCode).toBe(401);
   });
 
-  it('does not count /health and /ready, and puts no headers on them', async () => {
+  it('does not count /health, /ready, /api/openapi.json and /api/docs, and puts no headers on them', async () => {
+    for (const url of ['/api/openapi.json', '/api/docs/', '/api/docs/json']) {
+      for (let i = 0; i < 5; i++) {
+        const answer = await t.app.inject({ method: 'GET', url, headers: { host: hostOf('acme') } });
+        expect(answer.statusCode, url).toBe(200);
+        expect(answer.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+    }
     for (let i = 0; i < 10; i++) {
       const health = await t.app.inject({ method: 'GET', url: '/health' });
       expect(health.statusCode).toBe(200);
