@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, http, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
+import { createTenantAndUser, freePort, http, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
 import { REDIS_URL, testServices, type TestServices } from '../helpers/services.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -18,13 +18,7 @@ describe('several instances on one storage', () => {
     services = await testServices();
     env = { DATA_DIR: dataDir, LOG_LEVEL: 'info', ...services.env };
     expect(runCli(['migrate'], env).status).toBe(0);
-    expect(runCli(['tenant', 'create', 'acme'], env).status).toBe(0);
-    const created = runCli(
-      ['user', 'create', 'acme', 'alice', '--email', 'a@example.com', '--firstname', 'A', '--lastname', 'B', '--password-stdin'],
-      env,
-      'a long password\n',
-    );
-    expect(created.status).toBe(0);
+    createTenantAndUser(env);
   });
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.stop()));

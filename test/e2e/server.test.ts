@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
+import { createTenantAndUser, http, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
 import { testServices, type TestServices } from '../helpers/services.js';
 
 describe('the built server over real HTTP', () => {
@@ -46,13 +46,7 @@ describe('the built server over real HTTP', () => {
   });
 
   it('drives login -> user -> revoke -> 401 for a tenant made with the CLI', async () => {
-    expect(runCli(['tenant', 'create', 'acme'], env).status).toBe(0);
-    const created = runCli(
-      ['user', 'create', 'acme', 'alice', '--email', 'alice@example.com', '--firstname', 'Alice', '--lastname', 'Smith', '--password-stdin'],
-      env,
-      'a long password\n',
-    );
-    expect(created.status).toBe(0);
+    createTenantAndUser(env);
     const host = 'acme.localhost';
 
     const login = await http(server.port, {

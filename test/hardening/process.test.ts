@@ -6,7 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { Agent } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { http, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
+import { createTenantAndUser, http, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
 import { testServices, type TestServices } from '../helpers/services.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -29,15 +29,7 @@ describe('the server process under faults and abuse', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const addAlice = () => {
-    expect(runCli(['tenant', 'create', 'acme'], env).status).toBe(0);
-    const created = runCli(
-      ['user', 'create', 'acme', 'alice', '--email', 'a@example.com', '--firstname', 'A', '--lastname', 'B', '--password-stdin'],
-      env,
-      'a long password\n',
-    );
-    expect(created.status).toBe(0);
-  };
+  const addAlice = () => createTenantAndUser(env);
   const login = (port: number, agent?: Agent) =>
     http(port, {
       method: 'POST',

@@ -26,6 +26,18 @@ export function runCli(args: string[], env: Record<string, string>, input?: stri
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Creates a tenant and a user in it with the real CLI (e-mail <username>@example.com, "Alice Smith"). */
+export function createTenantAndUser(env: Record<string, string>, tenant = 'acme', username = 'alice', password = 'a long password'): void {
+  const steps: [string[], string?][] = [
+    [['tenant', 'create', tenant]],
+    [['user', 'create', tenant, username, '--email', `${username}@example.com`, '--firstname', 'Alice', '--lastname', 'Smith', '--password-stdin'], `${password}\n`],
+  ];
+  for (const [args, input] of steps) {
+    const result = runCli(args, env, input);
+    if (result.status !== 0) throw new Error(`groupadmin ${args.join(' ')}: ${result.stderr}`);
+  }
+}
+
 export interface ServerProcess {
   child: ChildProcess;
   port: number;
