@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { isStorageUnavailable } from '../../src/db/errors.js';
+
+const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
+
+describe('isStorageUnavailable', () => {
+  it.each([
+    withCode('ECONNREFUSED'),
+    withCode('57P01', 'terminating connection due to administrator command'),
+    withCode('08006'),
+    withCode('53300', 'too many connections'),
+    withCode('55000', 'database "x" is not currently accepting connections'),
+    new Error('Connection terminated unexpectedly'),
+    new Error('timeout exceeded when trying to connect'),
+    withCode('SQLITE_BUSY'),
+    withCode('SQLITE_CANTOPEN'),
+    withCode('SQLITE_IOERR_SHORT_READ'),
+    Object.assign(new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')]), {}),
+  ])('treats %s as storage being away (503)', (error) => {
+    expect(isStorageUnavailable(error)).toBe(true);
+  });
+
+  it.each([
+    new Error('boom'),
+    new TypeError('x is undefined'),
+    withCode('23505', 'duplicate key value violates unique constraint'),
+    withCode('42P01', 'relation "users" does not exist'),
+    withCode('SQLITE_CONSTRAINT_UNIQUE'),
+    null,
+    'string',
+  ])('treats %s as a fault of ours (500)', (error) => {
+    expect(isStorageUnavailable(error)).toBe(false);
+  });
+});
