@@ -57,7 +57,7 @@ const msOrNull = (value: string | null) => (value === null ? null : Date.parse(t
  * per `ttlMs` instead of one per request. The secret is still checked on every request: only the
  * stored hash is remembered, and it is compared in constant time.
  */
-export function createTokenVerifier({ ttlMs = 800, maxEntries = 50_000 }: TokenVerifierOptions = {}): TokenVerifier {
+export function createTokenVerifier({ ttlMs = 500, maxEntries = 50_000 }: TokenVerifierOptions = {}): TokenVerifier {
   const key = (tenant: string, tokenId: number) => `${tenant}\u0000${tokenId}`;
   const userKey = (tenant: string, userId: number) => `${tenant}\u0000${userId}`;
   const tokensOfUser = new Map<string, Set<string>>();

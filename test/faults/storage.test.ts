@@ -64,7 +64,7 @@ describe('storage faults', () => {
       // The database refuses connections for a while: 503, /ready 503, /health still 200.
       await admin.query(`alter database "${database}" allow_connections false`);
       await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [database]);
-      // A token verified in the last 800 ms is still known without the database; wait that out.
+      // A token verified in the last 500 ms is still known without the database; wait that out.
       await sleep(900);
       const during = await getUser(t, token);
       expect(during.statusCode).toBe(503);
