@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -7,34 +8,34 @@ import { createLastUseRecorder } from './domain/last-use.js';
 import { watchMaintenance } from './domain/maintenance.js';
 import { createTenantDirectory, type TenantDirectory } from './domain/tenant-directory.js';
 import { createTokenVerifier } from './domain/token-verifier.js';
-import { ApiError } from './errors.js';
-import authPlugin from './plugins/auth.js';
 import { createLogger } from './logger.js';
+import authPlugin from './plugins/auth.js';
+import errorHandler from './plugins/error-handler.js';
+import jsonBody from './plugins/json-body.js';
+import maintenancePlugin from './plugins/maintenance.js';
+import openapi from './plugins/openapi.js';
+import rateLimitPlugin from './plugins/rate-limit.js';
 import requestLog, { RequestLogController, requestIdFor } from './plugins/request-log.js';
 import security from './plugins/security.js';
-import errorHandler from './plugins/error-handler.js';
-import openapi from './plugins/openapi.js';
-import jsonBody from './plugins/json-body.js';
-import rateLimitPlugin from './plugins/rate-limit.js';
 import tenantPlugin, { rejectUnknownTenant } from './plugins/tenant.js';
 import { createRateLimits, type RateLimits } from './rate-limit/limiter.js';
 import { createRedisClient, waitUntilReady } from './rate-limit/redis.js';
-
-const REDIS_CONNECT_WAIT_MS = 2000;
-const SERVICE_VERSION = '0.1.0';
-/** Every instance sees `groupadmin down` / `up` within this time. */
-const MAINTENANCE_POLL_MS = 500;
-/** Token uses are written in batches this often (last_used_at is at most this much behind). */
-const LAST_USE_FLUSH_MS = 1000;
 import loginRoutes from './routes/auth/login.js';
-import healthRoutes from './routes/system/health.js';
 import logoutRoute from './routes/auth/logout.js';
+import healthRoutes from './routes/system/health.js';
 import createTokenRoute from './routes/tokens/create-token.js';
 import listTokensRoute from './routes/tokens/list-tokens.js';
 import revokeTokensRoutes from './routes/tokens/revoke-tokens.js';
 import changePasswordRoute from './routes/user/change-password.js';
 import getUserRoute from './routes/user/get-user.js';
 import updateUserRoute from './routes/user/update-user.js';
+
+const { version: SERVICE_VERSION } = createRequire(import.meta.url)('../package.json') as { version: string };
+const REDIS_CONNECT_WAIT_MS = 2000;
+/** Every instance sees `groupadmin down` / `up` within this time. */
+const MAINTENANCE_POLL_MS = 500;
+/** Token uses are written in batches this often (last_used_at is at most this much behind). */
+const LAST_USE_FLUSH_MS = 1000;
 
 export interface AppDeps {
   /** Storage the caller owns (opened and migrated); the app never closes it. */
@@ -102,13 +103,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   await app.register(
     async (api) => {
-      // Maintenance mode answers every /api request before anything else is looked at.
-      api.addHook('onRequest', (_request, _reply, done) => {
-        const down = maintenance.current();
-        if (!down) return done();
-        const retry = down.retryAfterSeconds === null ? {} : { retryAfterSeconds: down.retryAfterSeconds };
-        done(new ApiError('service_unavailable', down.message ?? 'Service Unavailable', retry));
-      });
+      // The order of these hooks is the order of the checks: maintenance, tenant, token, rate
+      // limit, then the unknown-tenant answer (so probing for tenants is counted too).
+      await api.register(maintenancePlugin, { watcher: maintenance });
       await api.register(tenantPlugin, {
         storage,
         directory,
