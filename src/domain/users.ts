@@ -80,6 +80,21 @@ export function toApiUser(row: UserRow): ApiUser {
   };
 }
 
+const shownUsers = new WeakMap<UserRow, ApiUser>();
+
+/**
+ * toApiUser, remembered per row object: a token row the verifier keeps in memory carries the same
+ * user object for every request in its window, so a busy token formats its user once.
+ */
+export function toApiUserOnce(row: UserRow): ApiUser {
+  let shown = shownUsers.get(row);
+  if (!shown) {
+    shown = toApiUser(row);
+    shownUsers.set(row, shown);
+  }
+  return shown;
+}
+
 export const isActive = (row: UserRow): boolean => Boolean(row.is_active);
 
 export class UserConflictError extends Error {

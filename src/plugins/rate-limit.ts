@@ -3,13 +3,6 @@ import fp from 'fastify-plugin';
 import { ApiError } from '../errors.js';
 import type { RateLimits } from '../rate-limit/limiter.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** false: the route is not counted (documentation). */
-    rateLimit?: boolean;
-  }
-}
-
 /**
  * Counts every request under /api (decisions.md section 6): against the user with a valid token,
  * else against tenant + client address. Runs in onRequest, before the body is read or a password
@@ -17,18 +10,20 @@ declare module 'fastify' {
  */
 export default fp<{ limits: RateLimits }>(
   async function rateLimit(app: FastifyInstance, { limits }) {
-    app.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.config?.rateLimit === false) return;
+    app.addHook('onRequest', (request, reply, done) => {
       const tenant = request.tenant?.slug ?? '-';
-      const decision = request.auth
-        ? await limits.consume('user', `${tenant}:${request.auth.user.id}`)
-        : await limits.consume('address', `${tenant}:${request.ip}`);
-      reply.header('x-ratelimit-limit', decision.limit);
-      reply.header('x-ratelimit-remaining', decision.remaining);
-      reply.header('x-ratelimit-reset', decision.resetAtSeconds);
-      if (!decision.allowed) {
-        throw new ApiError('too_many_attempts', 'Too Many Attempts.', { retryAfterSeconds: decision.retryAfterSeconds });
-      }
+      const counted = request.auth
+        ? limits.consume('user', `${tenant}:${request.auth.user.id}`)
+        : limits.consume('address', `${tenant}:${request.ip}`);
+      counted.then((decision) => {
+        reply.headers({
+          'x-ratelimit-limit': decision.limit,
+          'x-ratelimit-remaining': decision.remaining,
+          'x-ratelimit-reset': decision.resetAtSeconds,
+        });
+        if (decision.allowed) return done();
+        done(new ApiError('too_many_attempts', 'Too Many Attempts.', { retryAfterSeconds: decision.retryAfterSeconds }));
+      }, done);
     });
   },
   { name: 'rate-limit', dependencies: ['auth'] },

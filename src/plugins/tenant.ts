@@ -41,6 +41,18 @@ export function rejectUnknownTenant(request: FastifyRequest, _reply: FastifyRepl
 export default fp<TenantPluginOptions>(
   async function tenant(app: FastifyInstance, { storage, directory, hostRules }) {
     app.decorateRequest('tenant', null as unknown as RequestTenant);
+    // Host -> slug is pure and hosts repeat: remember the last few thousand answers.
+    const slugs = new Map<string | undefined, string | null>();
+    const slugFor = (host: string | undefined) => {
+      let slug = slugs.get(host);
+      if (slug === undefined) {
+        slug = tenantSlugForHost(host, hostRules);
+        if (slugs.size >= 4096) slugs.clear();
+        slugs.set(host, slug);
+      }
+      return slug;
+    };
+
     // Synchronous when the tenant is known (almost always): no promise on the hot path.
     app.addHook('onRequest', (request, _reply, done) => {
       const attach = (found: TenantRow | null) => {
@@ -52,7 +64,7 @@ export default fp<TenantPluginOptions>(
           done(err as Error);
         }
       };
-      const slug = tenantSlugForHost(request.host, hostRules);
+      const slug = slugFor(request.host);
       if (slug === null) return done();
       const known = directory.peek(slug);
       if (known !== undefined) return attach(known);

@@ -14,7 +14,9 @@ describe('last-use recorder', () => {
   it('writes nothing until a batch, then every noted use, and stop() writes the rest', async () => {
     const user = await t.addUser('demo');
     const db = t.storage.tenantDb('demo');
-    const tokens = await Promise.all([1, 2, 3].map(() => issueToken(db, user.id, { tokenPrefix: '' })));
+    // One after another, so ids follow the array's order.
+    const tokens = [];
+    for (let i = 0; i < 3; i++) tokens.push(await issueToken(db, user.id, { tokenPrefix: '' }));
     const errors: unknown[] = [];
     const recorder = createLastUseRecorder({ flushIntervalMs: 60_000, onError: (err) => errors.push(err) });
     const at = new Date('2026-11-21T10:00:00.000Z');
