@@ -101,6 +101,10 @@ export function createTokenVerifier({ ttlMs = 500, maxEntries = 50_000 }: TokenV
     return { user: entry.user, tokenId: bearer.id, abilities: entry.abilities, lastUsedAtMs: entry.lastUsedAtMs };
   };
 
+  // Expired rows are dropped when read; the rest are swept here, so memory follows the tokens in
+  // use rather than every token seen since start.
+  setInterval(() => cache.purgeStale(), Math.max(1000, ttlMs * 4)).unref();
+
   return {
     async verify(tenant, db, bearer, now) {
       return check(await cache.fetch(key(tenant, bearer.id), { context: { db, tenant, tokenId: bearer.id } }), bearer, now);
