@@ -154,6 +154,16 @@ describe('POST /api/login', () => {
       expect(response.statusCode).toBe(419);
     });
 
+    it('leaves 404, 405 and GET requests alone', async () => {
+      const headers = { host: hostOf('acme'), 'content-type': 'application/json' };
+      const unknown = await t.app.inject({ method: 'POST', url: '/api/nowhere', headers, payload: '{}' });
+      expect(unknown.statusCode).toBe(404);
+      const wrongMethod = await t.app.inject({ method: 'PUT', url: '/api/login', headers, payload: '{}' });
+      expect(wrongMethod.statusCode).toBe(405);
+      const read = await t.app.inject({ method: 'GET', url: '/api/user', headers: { host: hostOf('acme') } });
+      expect(read.statusCode).toBe(401);
+    });
+
     it('lets a successful login through whatever the Accept header', async () => {
       await t.addUser('acme');
       const response = await post({ username: 'alice', password: PASSWORD }, { 'content-type': 'application/json' });
