@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors.js';
-import type { RateLimits } from '../rate-limit/limiter.js';
+import type { RateDecision, RateLimits } from '../rate-limit/limiter.js';
 
 /**
  * Counts every request under /api (decisions.md section 6): against the user with a valid token,
@@ -12,10 +12,10 @@ export default fp<{ limits: RateLimits }>(
   async function rateLimit(app: FastifyInstance, { limits }) {
     app.addHook('onRequest', (request, reply, done) => {
       const tenant = request.tenant?.slug ?? '-';
-      const counted = request.auth
-        ? limits.consume('user', `${tenant}:${request.auth.user.id}`)
-        : limits.consume('address', `${tenant}:${request.ip}`);
-      counted.then((decision) => {
+      const [bucket, key] = request.auth
+        ? (['user', `${tenant}:${request.auth.user.id}`] as const)
+        : (['address', `${tenant}:${request.ip}`] as const);
+      const apply = (decision: RateDecision) => {
         reply.headers({
           'x-ratelimit-limit': decision.limit,
           'x-ratelimit-remaining': decision.remaining,
@@ -23,7 +23,9 @@ export default fp<{ limits: RateLimits }>(
         });
         if (decision.allowed) return done();
         done(new ApiError('too_many_attempts', 'Too Many Attempts.', { retryAfterSeconds: decision.retryAfterSeconds }));
-      }, done);
+      };
+      if (limits.consumeNow) return apply(limits.consumeNow(bucket, key));
+      limits.consume(bucket, key).then(apply, done);
     });
   },
   { name: 'rate-limit', dependencies: ['auth'] },
