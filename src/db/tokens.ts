@@ -122,22 +122,17 @@ export async function touchTokenLastUsed(db: TenantDb, tokenId: number, now: str
     .execute();
 }
 
+/** A delete of the user's own tokens, to narrow further. */
+const deleteUserTokens = (db: TenantDb, userId: number) =>
+  db.deleteFrom('personal_access_tokens').where('tokenable_type', '=', USER_TOKENABLE_TYPE).where('tokenable_id', '=', userId);
+
 export async function deleteTokensOfUser(db: TenantDb, userId: number): Promise<number> {
-  const result = await db
-    .deleteFrom('personal_access_tokens')
-    .where('tokenable_type', '=', USER_TOKENABLE_TYPE)
-    .where('tokenable_id', '=', userId)
-    .executeTakeFirst();
+  const result = await deleteUserTokens(db, userId).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
 export async function deleteTokenOfUser(db: TenantDb, userId: number, tokenId: number): Promise<number> {
-  const result = await db
-    .deleteFrom('personal_access_tokens')
-    .where('id', '=', tokenId)
-    .where('tokenable_type', '=', USER_TOKENABLE_TYPE)
-    .where('tokenable_id', '=', userId)
-    .executeTakeFirst();
+  const result = await deleteUserTokens(db, userId).where('id', '=', tokenId).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
@@ -153,12 +148,7 @@ export function listTokensOfUser(db: TenantDb, userId: number): Promise<TokenRow
 
 /** Deletes every token of the user except one (the caller's own). */
 export async function deleteOtherTokensOfUser(db: TenantDb, userId: number, keepTokenId: number): Promise<number> {
-  const result = await db
-    .deleteFrom('personal_access_tokens')
-    .where('tokenable_type', '=', USER_TOKENABLE_TYPE)
-    .where('tokenable_id', '=', userId)
-    .where('id', '<>', keepTokenId)
-    .executeTakeFirst();
+  const result = await deleteUserTokens(db, userId).where('id', '<>', keepTokenId).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

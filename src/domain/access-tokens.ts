@@ -9,7 +9,6 @@ import {
   hashTokenSecret,
   LOGIN_TOKEN_NAME,
   parseAbilities,
-  USER_TOKENABLE_TYPE,
 } from './tokens.js';
 
 /** The token record as the original service shows it (api.md 2.2), fields in that order. */
@@ -97,4 +96,3 @@ export async function issueToken(
   return { accessToken: toAccessTokenRecord(row), plainTextToken: formatPlainToken(Number(row.id), secret) };
 }
 
-export { USER_TOKENABLE_TYPE };
