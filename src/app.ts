@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Storage } from './db/storage.js';
+import { openAuthChangeFeed } from './domain/auth-changes.js';
 import { createLastUseRecorder } from './domain/last-use.js';
 import { watchMaintenance } from './domain/maintenance.js';
 import { createTenantDirectory, type TenantDirectory } from './domain/tenant-directory.js';
@@ -36,6 +37,12 @@ const REDIS_CONNECT_WAIT_MS = 2000;
 const MAINTENANCE_POLL_MS = 500;
 /** Token uses are written in batches this often (last_used_at is at most this much behind). */
 const LAST_USE_FLUSH_MS = 1000;
+/**
+ * The change feed is read this often; remembered token rows are used only while the last read
+ * began less than AUTH_FEED_TRUST_MS ago, so a revocation takes effect everywhere within that.
+ */
+const AUTH_FEED_READ_MS = 250;
+const AUTH_FEED_TRUST_MS = 750;
 
 export interface AppDeps {
   /** Storage the caller owns (opened and migrated); the app never closes it. */
@@ -95,8 +102,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     flushIntervalMs: LAST_USE_FLUSH_MS,
     onError: (err) => app.log.warn({ err }, 'could not record token use'),
   });
+  const verifier = createTokenVerifier({ isCurrent: () => authChanges.isCurrent() });
+  const authChanges = await openAuthChangeFeed(storage, {
+    intervalMs: AUTH_FEED_READ_MS,
+    trustMs: AUTH_FEED_TRUST_MS,
+    onChange: (change) => verifier.forget(change),
+    onReset: () => verifier.forgetAll(),
+    onError: (err) => app.log.warn({ err }, 'could not read or write the token change feed; reading tokens from the database meanwhile'),
+  });
   app.addHook('onClose', async () => {
     maintenance.stop();
+    await authChanges.stop();
     await lastUse.stop();
     (app.log as Logger).flush();
   });
@@ -111,7 +127,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         directory,
         hostRules: { serviceDomain: config.serviceDomain, defaultTenant: config.defaultTenant },
       });
-      await api.register(authPlugin, { verifier: createTokenVerifier(), lastUse, ...(deps.now ? { now: deps.now } : {}) });
+      await api.register(authPlugin, { verifier, authChanges, lastUse, ...(deps.now ? { now: deps.now } : {}) });
       await api.register(rateLimitPlugin, { limits: rateLimits });
       api.addHook('onRequest', rejectUnknownTenant);
       api.setNotFoundHandler(app.routeNotFound);

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import Type from 'typebox';
+import { announceAuthChange } from '../domain/auth-changes.js';
 import { deleteTokenOfUser, deleteTokensOfUser, listTokensOfUser } from '../db/tokens.js';
 import { ABILITIES } from '../domain/abilities.js';
 import { issueToken, toTokenListItem } from '../domain/access-tokens.js';
@@ -45,11 +46,13 @@ export function registerTokenCommands(program: Command): void {
         const user = await requireUser(db, tenant, username);
         if (options.all) {
           const count = await deleteTokensOfUser(db, user.id);
+          await announceAuthChange(storage, { tenant, userId: user.id, tokenId: null });
           process.stdout.write(`${count} token(s) of "${user.username}" revoked\n`);
           return;
         }
         const count = await deleteTokenOfUser(db, user.id, options.id!);
         if (count === 0) throw new CliError(`token ${options.id} of user "${user.username}" not found`);
+        await announceAuthChange(storage, { tenant, userId: null, tokenId: options.id! });
         process.stdout.write(`token ${options.id} of "${user.username}" revoked\n`);
       });
     });

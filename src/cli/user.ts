@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { announceAuthChange } from '../domain/auth-changes.js';
 import { activateUser, changePassword, deactivateUser } from '../domain/accounts.js';
 import { generatePassword } from '../domain/passwords.js';
 import { createUser, NewUserSchema, toApiUser, UserConflictError, validateNewUser } from '../domain/users.js';
@@ -91,6 +92,7 @@ export function registerUserCommands(program: Command): void {
         const db = await tenantDatabase(storage, tenant);
         const row = await requireUser(db, tenant, username);
         const revoked = await changePassword(db, row.id, password);
+        await announceAuthChange(storage, { tenant, userId: row.id, tokenId: null });
         process.stdout.write(`password of "${row.username}" changed; ${revoked} token(s) revoked\n`);
         reportGenerated(password, generated);
       }),
@@ -104,6 +106,7 @@ export function registerUserCommands(program: Command): void {
         const db = await tenantDatabase(storage, tenant);
         const row = await requireUser(db, tenant, username);
         const revoked = await deactivateUser(db, row.id);
+        await announceAuthChange(storage, { tenant, userId: row.id, tokenId: null });
         process.stdout.write(`user "${row.username}" deactivated; ${revoked} token(s) revoked\n`);
       }),
     );
@@ -116,6 +119,7 @@ export function registerUserCommands(program: Command): void {
         const db = await tenantDatabase(storage, tenant);
         const row = await requireUser(db, tenant, username);
         await activateUser(db, row.id);
+        await announceAuthChange(storage, { tenant, userId: row.id, tokenId: null });
         process.stdout.write(`user "${row.username}" activated\n`);
       }),
     );

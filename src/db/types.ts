@@ -62,7 +62,17 @@ export interface SettingsTable {
   updated_at: string;
 }
 
+/** One change to a user (user_id) or to a token (token_id). */
+export interface AuthChangesTable {
+  id: Generated<number>;
+  tenant: string;
+  user_id: number | null;
+  token_id: number | null;
+  created_at: string;
+}
+
 export interface RegistryDatabase {
   tenants: TenantsTable;
   settings: SettingsTable;
+  auth_changes: AuthChangesTable;
 }

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { findTokenWithUser, findTokenWithUserNow, type TokenWithUser } from '../db/tokens.js';
 import type { TenantDatabase } from '../db/types.js';
 import type { UserRow } from '../db/users.js';
+import type { AuthChange } from './auth-changes.js';
 import { toApiTimestamp } from './time.js';
 import { hashTokenSecret, parseAbilities, tokenHashesMatch, type BearerToken } from './tokens.js';
 import { isActive } from './users.js';
@@ -34,33 +35,47 @@ export interface TokenVerifier {
    * (SQLite). Undefined when only verify() can tell.
    */
   verifyNow(tenant: string, db: Kysely<TenantDatabase>, bearer: BearerToken, now: number): AuthenticatedToken | null | undefined;
-  /** After this process revoked a token or changed a user: stop using what it remembers. */
-  forgetToken(tenant: string, tokenId: number): void;
-  forgetUser(tenant: string, userId: number): void;
+  /** A token or user changed (here or on another instance): stop using what is remembered of it. */
+  forget(change: AuthChange): void;
+  /** Forget everything (the change feed could not be read for a while). */
+  forgetAll(): void;
   /** After last_used_at was written for a token. */
   markUsed(tenant: string, tokenId: number, atMs: number): void;
 }
 
 export interface TokenVerifierOptions {
   /**
-   * How long a token row read from the database is reused. A revocation made elsewhere (another
-   * instance, the CLI) takes effect within this time; changes made by this process at once.
+   * Whether remembered rows may be used now: true while the change feed is being read, which
+   * applies every revocation within a second. When false, every request reads the database.
    */
-  ttlMs?: number;
+  isCurrent: () => boolean;
+  /**
+   * The longest a token row read from the database is reused. Changes made through the service
+   * and the CLI arrive through the feed; this only bounds how long an edit made with SQL behind
+   * the service's back can go unnoticed.
+   */
+  maxAgeMs?: number;
   maxEntries?: number;
 }
 
 const msOrNull = (value: string | null) => (value === null ? null : Date.parse(toApiTimestamp(value)));
 
+/** Changes are in the feed; only edits made with SQL behind the service's back wait this long. */
+export const TOKEN_ROW_MAX_AGE_MS = 5 * 60_000;
+
 /**
- * Token verification with a short-lived memory of token rows, so a busy token costs one query
- * per `ttlMs` instead of one per request. The secret is still checked on every request: only the
- * stored hash is remembered, and it is compared in constant time.
+ * Token verification that remembers token rows, so a token costs one query per `maxAgeMs`
+ * instead of one per request, and many tenants cost no more than one. The secret is still checked
+ * on every request: only the stored hash is remembered, and it is compared in constant time.
  */
-export function createTokenVerifier({ ttlMs = 500, maxEntries = 50_000 }: TokenVerifierOptions = {}): TokenVerifier {
+export function createTokenVerifier({ isCurrent, maxAgeMs = TOKEN_ROW_MAX_AGE_MS, maxEntries = 50_000 }: TokenVerifierOptions): TokenVerifier {
   const key = (tenant: string, tokenId: number) => `${tenant}\u0000${tokenId}`;
   const userKey = (tenant: string, userId: number) => `${tenant}\u0000${userId}`;
   const tokensOfUser = new Map<string, Set<string>>();
+  // Bumped by every change in a tenant: a read that was under way meanwhile may have seen the
+  // state before the change, so its answer is used once but not remembered.
+  const generations = new Map<string, number>();
+  const generationOf = (tenant: string) => generations.get(tenant) ?? 0;
 
   const remember = (cacheKey: string, tenant: string, found: TokenWithUser): CachedToken => {
     const owner = userKey(tenant, found.user.id);
@@ -78,7 +93,7 @@ export function createTokenVerifier({ ttlMs = 500, maxEntries = 50_000 }: TokenV
 
   const cache = new LRUCache<string, CachedToken, { db: Kysely<TenantDatabase>; tenant: string; tokenId: number }>({
     max: maxEntries,
-    ttl: ttlMs,
+    ttl: maxAgeMs,
     // Concurrent requests with one token share one query.
     fetchMethod: async (cacheKey, _stale, { context }) => {
       const found = await findTokenWithUser(context.db, context.tokenId);
@@ -103,15 +118,23 @@ export function createTokenVerifier({ ttlMs = 500, maxEntries = 50_000 }: TokenV
 
   // Expired rows are dropped when read; the rest are swept here, so memory follows the tokens in
   // use rather than every token seen since start.
-  setInterval(() => cache.purgeStale(), Math.max(1000, ttlMs * 4)).unref();
+  setInterval(() => cache.purgeStale(), Math.min(60_000, Math.max(1000, maxAgeMs))).unref();
+
+  const forgetUser = (tenant: string, userId: number) => {
+    for (const cacheKey of [...(tokensOfUser.get(userKey(tenant, userId)) ?? [])]) cache.delete(cacheKey);
+  };
 
   return {
     async verify(tenant, db, bearer, now) {
-      return check(await cache.fetch(key(tenant, bearer.id), { context: { db, tenant, tokenId: bearer.id } }), bearer, now);
+      const cacheKey = key(tenant, bearer.id);
+      const generation = generationOf(tenant);
+      const entry = await cache.fetch(cacheKey, { context: { db, tenant, tokenId: bearer.id }, forceRefresh: !isCurrent() });
+      if (generationOf(tenant) !== generation) cache.delete(cacheKey);
+      return check(entry, bearer, now);
     },
     verifyNow(tenant, db, bearer, now) {
       const cacheKey = key(tenant, bearer.id);
-      const entry = cache.get(cacheKey);
+      const entry = isCurrent() ? cache.get(cacheKey) : undefined;
       if (entry !== undefined) return check(entry, bearer, now);
       const lookup = findTokenWithUserNow(db, bearer.id);
       if (lookup === null) return undefined;
@@ -120,11 +143,13 @@ export function createTokenVerifier({ ttlMs = 500, maxEntries = 50_000 }: TokenV
       cache.set(cacheKey, fresh);
       return check(fresh, bearer, now);
     },
-    forgetToken(tenant, tokenId) {
-      cache.delete(key(tenant, tokenId));
+    forget({ tenant, userId, tokenId }) {
+      generations.set(tenant, generationOf(tenant) + 1);
+      if (tokenId !== null) cache.delete(key(tenant, tokenId));
+      if (userId !== null) forgetUser(tenant, userId);
     },
-    forgetUser(tenant, userId) {
-      for (const cacheKey of [...(tokensOfUser.get(userKey(tenant, userId)) ?? [])]) cache.delete(cacheKey);
+    forgetAll() {
+      cache.clear();
     },
     markUsed(tenant, tokenId, atMs) {
       const entry = cache.get(key(tenant, tokenId), { allowStale: true });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { AuthChangeFeed } from '../domain/auth-changes.js';
 import { LAST_USED_WRITE_INTERVAL_MS, type LastUseRecorder } from '../domain/last-use.js';
 import type { AuthenticatedToken, TokenVerifier } from '../domain/token-verifier.js';
 import { hasAbility, type Ability } from '../domain/abilities.js';
@@ -12,8 +13,8 @@ declare module 'fastify' {
     auth: AuthenticatedToken | null;
   }
   interface FastifyInstance {
-    /** Token checks; routes that revoke tokens or change users tell it to forget what it remembers. */
-    tokenVerifier: TokenVerifier;
+    /** Routes that revoke tokens or change users publish it here, once the change is committed. */
+    authChanges: Pick<AuthChangeFeed, 'publish'>;
   }
   interface FastifyContextConfig {
     /**
@@ -41,6 +42,7 @@ function enforceRequirement(request: FastifyRequest): void {
 
 export interface AuthPluginOptions {
   verifier: TokenVerifier;
+  authChanges: Pick<AuthChangeFeed, 'publish'>;
   lastUse: LastUseRecorder;
   now?: () => Date;
 }
@@ -50,8 +52,8 @@ export interface AuthPluginOptions {
  * limiter needs to know who is asking. Routes say what they need in `config.requires`.
  */
 export default fp<AuthPluginOptions>(
-  async function auth(app: FastifyInstance, { verifier, lastUse, now = () => new Date() }) {
-    app.decorate('tokenVerifier', verifier);
+  async function auth(app: FastifyInstance, { verifier, authChanges, lastUse, now = () => new Date() }) {
+    app.decorate('authChanges', authChanges);
     app.decorateRequest('auth', null);
     // Synchronous when the token row is in memory or on SQLite: no promise on the hot path.
     app.addHook('onRequest', (request, _reply, done) => {

@@ -21,36 +21,75 @@ describe('token verifier', () => {
     return { user, db, bearer: parseBearerHeader(`Bearer ${issued.plainTextToken}`)! };
   };
 
-  it('remembers a token row for at most ttlMs, so a revocation elsewhere takes effect within it', async () => {
+  const current = { isCurrent: () => true };
+
+  it('remembers a token row until a change says otherwise, however long', async () => {
     const { user, db, bearer } = await setup();
-    const verifier = createTokenVerifier({ ttlMs: 200 });
+    const verifier = createTokenVerifier(current);
     expect(await verifier.verify('demo', db, bearer, Date.now())).not.toBeNull();
-    // Revoked behind the verifier's back (as by the CLI or another instance).
+    // Revoked behind the verifier's back: remembered until the change feed reports it.
+    await deleteTokensOfUser(db, user.id);
+    await sleep(50);
+    expect(await verifier.verify('demo', db, bearer, Date.now())).not.toBeNull();
+    expect(verifier.verifyNow('demo', db, bearer, Date.now())).toBeTruthy();
+    verifier.forget({ tenant: 'demo', userId: user.id, tokenId: null });
+    expect(await verifier.verify('demo', db, bearer, Date.now())).toBeNull();
+    // verifyNow cannot answer without waiting on PostgreSQL (undefined); it must not say yes.
+    expect(verifier.verifyNow('demo', db, bearer, Date.now()) ?? null).toBeNull();
+
+    const again = await issueToken(db, user.id, { tokenPrefix: '' });
+    const second = parseBearerHeader(`Bearer ${again.plainTextToken}`)!;
+    expect(await verifier.verify('demo', db, second, Date.now())).not.toBeNull();
+    await deleteTokensOfUser(db, user.id);
+    expect(verifier.verifyNow('demo', db, second, Date.now())).toBeTruthy();
+    verifier.forget({ tenant: 'demo', userId: null, tokenId: second.id });
+    expect(verifier.verifyNow('demo', db, second, Date.now()) ?? null).toBeNull();
+  });
+
+  it('reads the database on every request while the change feed is not current', async () => {
+    const { user, db, bearer } = await setup();
+    let feedCurrent = true;
+    const verifier = createTokenVerifier({ isCurrent: () => feedCurrent });
+    expect(await verifier.verify('demo', db, bearer, Date.now())).not.toBeNull();
+    feedCurrent = false;
+    await deleteTokensOfUser(db, user.id);
+    expect(verifier.verifyNow('demo', db, bearer, Date.now()) ?? null).toBeNull();
+    expect(await verifier.verify('demo', db, bearer, Date.now())).toBeNull();
+  });
+
+  it('forgets everything when told to', async () => {
+    const { user, db, bearer } = await setup();
+    const verifier = createTokenVerifier(current);
+    expect(await verifier.verify('demo', db, bearer, Date.now())).not.toBeNull();
+    await deleteTokensOfUser(db, user.id);
+    verifier.forgetAll();
+    expect(await verifier.verify('demo', db, bearer, Date.now())).toBeNull();
+  });
+
+  it('reads a row again after maxAgeMs, for edits made with SQL behind the service', async () => {
+    const { user, db, bearer } = await setup();
+    const verifier = createTokenVerifier({ ...current, maxAgeMs: 200 });
+    expect(await verifier.verify('demo', db, bearer, Date.now())).not.toBeNull();
     await deleteTokensOfUser(db, user.id);
     expect(await verifier.verify('demo', db, bearer, Date.now())).not.toBeNull();
     await sleep(250);
     expect(await verifier.verify('demo', db, bearer, Date.now())).toBeNull();
   });
 
-  it('forgets at once what this process revokes or changes', async () => {
+  it('does not remember a row read while a change in its tenant arrived', async () => {
     const { user, db, bearer } = await setup();
-    const verifier = createTokenVerifier({ ttlMs: 60_000 });
-    expect(await verifier.verify('demo', db, bearer, Date.now())).not.toBeNull();
+    const verifier = createTokenVerifier(current);
+    // The read starts before the change is applied, so it may have seen the state before it.
+    const reading = verifier.verify('demo', db, bearer, Date.now());
+    verifier.forget({ tenant: 'demo', userId: user.id, tokenId: null });
+    expect(await reading).not.toBeNull();
     await deleteTokensOfUser(db, user.id);
-    verifier.forgetUser('demo', user.id);
     expect(await verifier.verify('demo', db, bearer, Date.now())).toBeNull();
-
-    const again = await issueToken(db, user.id, { tokenPrefix: '' });
-    const second = parseBearerHeader(`Bearer ${again.plainTextToken}`)!;
-    expect(await verifier.verify('demo', db, second, Date.now())).not.toBeNull();
-    await deleteTokensOfUser(db, user.id);
-    verifier.forgetToken('demo', second.id);
-    expect(await verifier.verify('demo', db, second, Date.now())).toBeNull();
   });
 
   it('checks the secret on every request, cached or not, and keeps tenants apart', async () => {
     const { db, bearer } = await setup();
-    const verifier = createTokenVerifier({ ttlMs: 60_000 });
+    const verifier = createTokenVerifier(current);
     expect(await verifier.verify('demo', db, bearer, Date.now())).not.toBeNull();
     expect(await verifier.verify('demo', db, { id: bearer.id, secret: `${bearer.secret}x` }, Date.now())).toBeNull();
     expect(await verifier.verify('demo', db, { id: bearer.id, secret: 'a'.repeat(48) }, Date.now())).toBeNull();
@@ -64,7 +103,7 @@ describe('token verifier', () => {
     const expiresAt = new Date(Date.now() + 60_000);
     const issued = await issueToken(db, user.id, { tokenPrefix: '', expiresAt });
     const bearer = parseBearerHeader(`Bearer ${issued.plainTextToken}`)!;
-    const verifier = createTokenVerifier({ ttlMs: 600_000 });
+    const verifier = createTokenVerifier(current);
     expect(await verifier.verify('demo', db, bearer, Date.now())).not.toBeNull();
     expect(await verifier.verify('demo', db, bearer, expiresAt.getTime())).toBeNull();
   });

@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as createTenants from './registry/2026-11-21T10-00-00-create-tenants.js';
 import * as createSettings from './registry/2026-11-21T12-00-00-create-settings.js';
+import * as createAuthChanges from './registry/2026-11-21T14-00-00-create-auth-changes.js';
 import * as createUsersAndTokens from './tenant/2026-11-21T10-00-00-create-users-and-tokens.js';
 
 // Listed by hand rather than read from a folder, so the compiled service and the tests
@@ -13,6 +14,7 @@ const provider = (migrations: Record<string, Migration>): MigrationProvider => (
 export const registryMigrations = provider({
   '2026-11-21T10-00-00-create-tenants': createTenants,
   '2026-11-21T12-00-00-create-settings': createSettings,
+  '2026-11-21T14-00-00-create-auth-changes': createAuthChanges,
 });
 
 export const tenantMigrations = provider({

@@ -12,7 +12,7 @@ export default async function logoutRoute(app: FastifyInstance) {
     async (request) => {
       const caller = callerOf(request);
       await deleteTokenOfUser(request.tenant.db, caller.user.id, caller.tokenId);
-      app.tokenVerifier.forgetToken(request.tenant.slug, caller.tokenId);
+      await app.authChanges.publish({ tenant: request.tenant.slug, userId: null, tokenId: caller.tokenId });
       return { success: true, message: 'Logged out.', data: {} };
     },
   );

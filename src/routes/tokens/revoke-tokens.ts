@@ -19,7 +19,7 @@ export default async function revokeTokensRoutes(app: FastifyInstance) {
         ? await deleteTokenOfUser(request.tenant.db, caller.user.id, Number(request.params.id))
         : 0;
       if (deleted === 0) throw new ApiError('not_found', 'Token not found.');
-      app.tokenVerifier.forgetToken(request.tenant.slug, Number(request.params.id));
+      await app.authChanges.publish({ tenant: request.tenant.slug, userId: null, tokenId: Number(request.params.id) });
       return reply.code(204).send();
     },
   );
@@ -33,7 +33,7 @@ export default async function revokeTokensRoutes(app: FastifyInstance) {
     async (request) => {
       const caller = callerOf(request);
       const deleted = await deleteOtherTokensOfUser(request.tenant.db, caller.user.id, caller.tokenId);
-      app.tokenVerifier.forgetUser(request.tenant.slug, caller.user.id);
+      await app.authChanges.publish({ tenant: request.tenant.slug, userId: caller.user.id, tokenId: null });
       return { success: true, message: 'success', data: { deleted } };
     },
   );

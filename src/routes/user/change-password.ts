@@ -28,7 +28,7 @@ export default async function changePasswordRoute(app: FastifyInstance, { tokenP
       }
       const issued = await changeOwnPassword(request.tenant.db, caller.user, current_password, password, tokenPrefix);
       if (!issued) throw validationFailed({ current_password: ['The password is incorrect.'] });
-      app.tokenVerifier.forgetUser(request.tenant.slug, caller.user.id);
+      await app.authChanges.publish({ tenant: request.tenant.slug, userId: caller.user.id, tokenId: null });
       return loginBody(caller.user, issued);
     },
   );

@@ -31,7 +31,7 @@ export default async function updateUserRoute(app: FastifyInstance) {
       try {
         const updated = await updateProfile(request.tenant.db, caller.user, changes);
         // Remembered token rows carry the user: the next request must see the new profile.
-        app.tokenVerifier.forgetUser(request.tenant.slug, caller.user.id);
+        await app.authChanges.publish({ tenant: request.tenant.slug, userId: caller.user.id, tokenId: null });
         return toApiUser(updated);
       } catch (err) {
         if (err instanceof UserConflictError) throw validationFailed(err.fieldErrors);
