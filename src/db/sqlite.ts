@@ -1,121 +1,220 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { registryMigrations, tenantMigrations } from './migrations/index.js';
 import { migrateToLatest, type Storage } from './storage.js';
 import type { RegistryDatabase, TenantDatabase } from './types.js';
 
-/** An evicted tenant handle stays open this long, so requests still using it can finish. */
-const DEFAULT_EVICTED_HANDLE_GRACE_MS = 30_000;
-const PREPARED_STATEMENTS_PER_DB = 64;
+const PREPARED_STATEMENTS_PER_CONNECTION = 64;
+/** better-sqlite3 waits synchronously for a lock held by another process (a CLI command, a worker). */
+const BUSY_TIMEOUT_MS = 2000;
 
 /**
- * better-sqlite3 with its prepared statements kept: Kysely prepares every query anew, and the
- * hot path runs the same few statements over and over.
+ * Opens a database with this service's settings. WAL keeps readers and the writer apart; NORMAL
+ * sync is still durable against a process crash. WAL is a property of the file, so it is set once
+ * per file and process rather than on every reopen.
  */
-function openDatabase(path: string, options: { fileMustExist: boolean }): SqliteDatabase & { raw: BetterSqlite3.Database } {
-  const db = new BetterSqlite3(path, { fileMustExist: options.fileMustExist });
-  // WAL keeps readers and the writer apart; NORMAL sync is still durable against a process crash.
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  // better-sqlite3 waits synchronously: a lock held by another process (a CLI command, another
-  // worker) holds this process's event loop for up to this long before the request gets 503.
-  db.pragma('busy_timeout = 2000');
-  db.pragma('foreign_keys = ON');
-  const statements = new LRUCache<string, BetterSqlite3.Statement>({ max: PREPARED_STATEMENTS_PER_DB });
-  return {
-    raw: db,
-    close: () => db.close(),
-    prepare: (sql: string) => {
-      let statement = statements.get(sql);
-      if (!statement) {
-        statement = db.prepare(sql);
-        statements.set(sql, statement);
-      }
-      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
-    },
-  };
+function openConnection(path: string, options: { fileMustExist: boolean; setWal: boolean }): BetterSqlite3.Database {
+  const db = new BetterSqlite3(path, { fileMustExist: options.fileMustExist, timeout: BUSY_TIMEOUT_MS });
+  try {
+    if (options.setWal) db.pragma('journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON');
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
 }
 
-const rawHandles = new WeakMap<object, BetterSqlite3.Database>();
+/** A connection with its prepared statements kept: Kysely prepares every query anew. */
+class OpenConnection {
+  private readonly statements = new LRUCache<string, BetterSqlite3.Statement>({ max: PREPARED_STATEMENTS_PER_CONNECTION });
+  constructor(readonly raw: BetterSqlite3.Database) {}
 
-const kyselyFor = <T>(database: SqliteDatabase & { raw: BetterSqlite3.Database }) => {
-  const db = new Kysely<T>({ dialect: new SqliteDialect({ database }) });
-  rawHandles.set(db, database.raw);
+  prepare(sql: string): BetterSqlite3.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.raw.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+/**
+ * One SQLite file, reached through a Kysely instance that lives as long as the storage, while
+ * the connection behind it is opened on demand and closed when the file has not been used for a
+ * while (see createSqliteStorage). Kysely sees an ordinary better-sqlite3 database.
+ */
+export class SqliteFile implements SqliteDatabase {
+  private connection: OpenConnection | null = null;
+  private walSet = false;
+  /** Kysely connections handed out and not yet released (a transaction holds one across awaits). */
+  private inUse = 0;
+  /** Dropped from the open set while in use: closed as soon as the last user releases it. */
+  private closeWhenReleased = false;
+
+  constructor(
+    readonly path: string,
+    private readonly openSet: { touch(file: SqliteFile): void; add(file: SqliteFile): void },
+    /** Only while provisioning or migrating: a tenant file that went missing is an error, not a new tenant. */
+    public createIfMissing = false,
+  ) {}
+
+  /** The open connection, opening the file first when needed. Synchronous. */
+  private open(): OpenConnection {
+    if (this.connection) {
+      if (this.closeWhenReleased) {
+        this.closeWhenReleased = false;
+        this.openSet.add(this);
+      } else {
+        this.openSet.touch(this);
+      }
+      return this.connection;
+    }
+    const raw = openConnection(this.path, { fileMustExist: !this.createIfMissing, setWal: !this.walSet });
+    this.walSet = true;
+    this.connection = new OpenConnection(raw);
+    this.openSet.add(this);
+    return this.connection;
+  }
+
+  prepare(sql: string): SqliteStatement {
+    return this.open().prepare(sql) as unknown as SqliteStatement;
+  }
+
+  /** Runs a statement synchronously (the token lookup on the hot path skips Kysely's promises). */
+  prepareNow(sql: string): BetterSqlite3.Statement {
+    return this.open().prepare(sql);
+  }
+
+  /** The open set dropped this file: close now, or when the transaction using it ends. */
+  retire(): void {
+    if (this.inUse > 0) this.closeWhenReleased = true;
+    else this.close();
+  }
+
+  acquired(): void {
+    this.inUse++;
+  }
+
+  released(): void {
+    this.inUse--;
+    if (this.inUse === 0 && this.closeWhenReleased) {
+      this.closeWhenReleased = false;
+      this.close();
+    }
+  }
+
+  close(): void {
+    const connection = this.connection;
+    this.connection = null;
+    connection?.raw.close();
+  }
+}
+
+/** Kysely's SQLite driver, telling the file when a connection is handed out and given back. */
+class SqliteFileDriver extends SqliteDriver {
+  constructor(private readonly file: SqliteFile) {
+    super({ database: file });
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    this.file.acquired();
+    return connection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    this.file.released();
+    await super.releaseConnection();
+  }
+}
+
+class SqliteFileDialect extends SqliteDialect {
+  constructor(private readonly file: SqliteFile) {
+    super({ database: file });
+  }
+
+  override createDriver(): SqliteDriver {
+    return new SqliteFileDriver(this.file);
+  }
+}
+
+const filesOfKysely = new WeakMap<object, SqliteFile>();
+
+/**
+ * The SQLite file behind a Kysely instance of this storage, or undefined (PostgreSQL).
+ * better-sqlite3 answers synchronously, so the hottest query can skip every promise.
+ */
+export const sqliteFileOf = (db: object): SqliteFile | undefined => filesOfKysely.get(db);
+
+const kyselyFor = <T>(file: SqliteFile): Kysely<T> => {
+  const db = new Kysely<T>({ dialect: new SqliteFileDialect(file) });
+  filesOfKysely.set(db, file);
   return db;
 };
 
-/**
- * The better-sqlite3 handle behind a Kysely instance of this storage, or undefined (PostgreSQL).
- * better-sqlite3 answers synchronously, so the hottest query can skip every promise.
- */
-export const sqliteHandleOf = (db: object): BetterSqlite3.Database | undefined => rawHandles.get(db);
-
 export interface SqliteStorageOptions {
   dataDir: string;
+  /** How many tenant databases may be open at once; the least recently used beyond are closed. */
   tenantCacheSize: number;
-  evictedHandleGraceMs?: number;
 }
 
-/** One SQLite file for the registry, one per tenant, the open ones held in a bounded cache. */
-export function createSqliteStorage({
-  dataDir,
-  tenantCacheSize,
-  evictedHandleGraceMs = DEFAULT_EVICTED_HANDLE_GRACE_MS,
-}: SqliteStorageOptions): Storage {
+/**
+ * One SQLite file for the registry, one per tenant. Each open connection costs about 170 KB of
+ * SQLite's own memory, so only the `tenantCacheSize` most recently used tenant files stay open;
+ * the others are reopened (about 0.3 ms) when next needed. Every file has at most one
+ * connection: SQLite keeps a closed connection's file descriptor while another connection of
+ * the same process has that file open, so two connections to one file would leak descriptors.
+ */
+export function createSqliteStorage({ dataDir, tenantCacheSize }: SqliteStorageOptions): Storage {
   const tenantDir = join(dataDir, 'tenants');
   mkdirSync(tenantDir, { recursive: true });
-  const registry = kyselyFor<RegistryDatabase>(openDatabase(join(dataDir, 'registry.sqlite'), { fileMustExist: false }));
-  const tenantPath = (slug: string) => join(tenantDir, `${slug}.sqlite`);
-  // Evicted handles wait here before they close. A tenant asked for again meanwhile gets its
-  // handle back: SQLite keeps a closed connection's file open while another connection of the
-  // same process has that file open, so two handles on one file would leak descriptors.
-  const evicted = new Map<string, { db: Kysely<TenantDatabase>; timer: NodeJS.Timeout }>();
 
-  const closeLater = (slug: string, db: Kysely<TenantDatabase>) => {
-    const timer = setTimeout(() => {
-      evicted.delete(slug);
-      void db.destroy();
-    }, evictedHandleGraceMs);
-    timer.unref();
-    evicted.set(slug, { db, timer });
-  };
-
-  const open = new LRUCache<string, Kysely<TenantDatabase>>({
+  const openFiles = new LRUCache<string, SqliteFile>({
     max: tenantCacheSize,
-    dispose: (db, slug) => closeLater(slug, db),
+    dispose: (file, _path, reason) => {
+      if (reason === 'evict' || reason === 'delete') file.retire();
+    },
   });
+  const openSet = {
+    touch: (file: SqliteFile) => void openFiles.get(file.path),
+    add: (file: SqliteFile) => void openFiles.set(file.path, file),
+  };
+  // The registry stays open: every instance reads it several times a second.
+  const registryFile = new SqliteFile(join(dataDir, 'registry.sqlite'), { touch: () => undefined, add: () => undefined }, true);
+  const registry = kyselyFor<RegistryDatabase>(registryFile);
 
-  const tenantDb = (slug: string): Kysely<TenantDatabase> => {
-    let db = open.get(slug);
-    if (db) return db;
-    const waiting = evicted.get(slug);
-    if (waiting) {
-      clearTimeout(waiting.timer);
-      evicted.delete(slug);
-      db = waiting.db;
-    } else {
-      db = kyselyFor<TenantDatabase>(openDatabase(tenantPath(slug), { fileMustExist: true }));
+  // Kysely instances are plain objects once their connection is closed: one per tenant, kept.
+  const tenants = new Map<string, { db: Kysely<TenantDatabase>; file: SqliteFile }>();
+  const tenantFile = (slug: string) => {
+    let tenant = tenants.get(slug);
+    if (!tenant) {
+      const file = new SqliteFile(join(tenantDir, `${slug}.sqlite`), openSet);
+      tenant = { db: kyselyFor<TenantDatabase>(file), file };
+      tenants.set(slug, tenant);
     }
-    open.set(slug, db);
-    return db;
+    return tenant;
   };
 
   const migrateTenant = async (slug: string) => {
-    const db = kyselyFor<TenantDatabase>(openDatabase(tenantPath(slug), { fileMustExist: false }));
+    // The tenant's own instance: a second connection to the file would keep descriptors open.
+    const { db, file } = tenantFile(slug);
+    file.createIfMissing = true;
     try {
       await migrateToLatest(db, tenantMigrations, `tenant "${slug}"`);
     } finally {
-      await db.destroy();
+      file.createIfMissing = false;
     }
   };
 
   return {
     dialect: 'sqlite',
     registry,
-    tenantDb,
+    tenantDb: (slug) => tenantFile(slug).db,
     provisionTenant: migrateTenant,
     migrateTenant,
     // AUTOINCREMENT already continues after the largest id ever inserted.
@@ -125,12 +224,10 @@ export function createSqliteStorage({
       await registry.selectFrom('tenants').select('id').limit(1).execute();
     },
     close: async () => {
-      open.clear();
-      const handles = [...evicted.values()];
-      evicted.clear();
-      for (const { timer } of handles) clearTimeout(timer);
-      await Promise.all(handles.map(({ db }) => db.destroy()));
-      await registry.destroy();
+      openFiles.clear();
+      for (const { file } of tenants.values()) file.close();
+      tenants.clear();
+      registryFile.close();
     },
   };
 }

@@ -1,6 +1,5 @@
-import type { Statement } from 'better-sqlite3';
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
-import { sqliteHandleOf } from './sqlite.js';
+import { sqliteFileOf } from './sqlite.js';
 import { USER_TOKENABLE_TYPE } from '../domain/tokens.js';
 import type { PersonalAccessTokensTable, TenantDatabase } from './types.js';
 import type { UserRow } from './users.js';
@@ -77,20 +76,14 @@ export async function findTokenWithUser(db: TenantDb, tokenId: number): Promise<
   return fromLookupRow(result.rows[0]);
 }
 
-const syncStatements = new WeakMap<object, Statement>();
-
 /**
  * The same lookup, answered synchronously where the storage can (SQLite); null where it cannot.
  * It runs the very SQL that Kysely compiled for findTokenWithUser.
  */
 export function findTokenWithUserNow(db: TenantDb, tokenId: number): { found: TokenWithUser | undefined } | null {
-  const handle = sqliteHandleOf(db);
-  if (!handle) return null;
-  let statement = syncStatements.get(handle);
-  if (!statement) {
-    statement = handle.prepare(compiledLookup(db).sql);
-    syncStatements.set(handle, statement);
-  }
+  const file = sqliteFileOf(db);
+  if (!file) return null;
+  const statement = file.prepareNow(compiledLookup(db).sql);
   return { found: fromLookupRow(statement.get(tokenId, USER_TOKENABLE_TYPE) as LookupRow | undefined) };
 }
 

@@ -28,9 +28,9 @@ describe('SQLite storage', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps at most tenantCacheSize tenant databases open and closes evicted ones', async () => {
+  it('keeps at most tenantCacheSize tenant databases open, reopening the others when needed', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-sqlite-'));
-    storage = createSqliteStorage({ dataDir, tenantCacheSize: 2, evictedHandleGraceMs: 10 });
+    storage = createSqliteStorage({ dataDir, tenantCacheSize: 2 });
     await migrateAll(storage);
     const slugs = ['t1', 't2', 't3', 't4', 't5', 't6'];
     for (const slug of slugs) {
@@ -45,12 +45,40 @@ describe('SQLite storage', () => {
         expect(user?.username).toBe(`user-${slug}`);
       }
     }
-    await sleep(50);
     const tenantDir = join(dataDir, 'tenants');
     const open = openFilesUnder(tenantDir);
     // Each open database holds its file, its WAL and its shared-memory index: two tenants' worth at most.
     expect(open).toBeGreaterThan(0);
     expect(open).toBeLessThanOrEqual(2 * 3);
+  });
+
+  it('lets a transaction finish on a tenant pushed out of the open set meanwhile', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-sqlite-'));
+    storage = createSqliteStorage({ dataDir, tenantCacheSize: 1 });
+    await migrateAll(storage);
+    for (const slug of ['t1', 't2', 't3']) await createTenant(storage, slug);
+    const base = { firstname: 'A', lastname: 'B', password: 'password1' };
+    await storage.tenantDb('t1').transaction().execute(async (trx) => {
+      await createUser(trx, { ...base, username: 'first', email: 'first@example.com' });
+      // Other tenants push t1 out of the open set while its transaction is under way.
+      await findUserByUsername(storage.tenantDb('t2'), 'nobody');
+      await findUserByUsername(storage.tenantDb('t3'), 'nobody');
+      await sleep(10);
+      await createUser(trx, { ...base, username: 'second', email: 'second@example.com' });
+    });
+    const t1Files = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).includes('/t1.sqlite');
+        } catch {
+          return false;
+        }
+      }).length;
+    const users = await storage.tenantDb('t1').selectFrom('users').select('username').orderBy('id').execute();
+    expect(users.map((u) => u.username)).toEqual(['first', 'second']);
+    expect(t1Files()).toBeGreaterThan(0);
+    await findUserByUsername(storage.tenantDb('t2'), 'nobody');
+    expect(t1Files()).toBe(0);
   });
 
   it('creates each tenant in its own file, migrated, and lists it in the registry', async () => {
