@@ -5,7 +5,7 @@ import type { TenantDatabase } from '../db/types.js';
 import type { UserRow } from '../db/users.js';
 import type { AuthChange } from './auth-changes.js';
 import { toApiTimestamp } from './time.js';
-import { hashTokenSecret, parseAbilities, tokenHashesMatch, type BearerToken } from './tokens.js';
+import { parseAbilities, storedTokenDigest, tokenSecretMatches, type BearerToken } from './tokens.js';
 import { isActive } from './users.js';
 
 export interface AuthenticatedToken {
@@ -17,7 +17,8 @@ export interface AuthenticatedToken {
 }
 
 interface CachedToken {
-  tokenHash: string;
+  /** The stored sha256 of the secret, as bytes. */
+  tokenDigest: Buffer;
   user: UserRow;
   abilities: string[];
   expiresAtMs: number | null;
@@ -83,7 +84,7 @@ export function createTokenVerifier({ isCurrent, maxAgeMs = TOKEN_ROW_MAX_AGE_MS
     if (!keys) tokensOfUser.set(owner, (keys = new Set()));
     keys.add(cacheKey);
     return {
-      tokenHash: found.token.token,
+      tokenDigest: storedTokenDigest(found.token.token),
       user: found.user,
       abilities: parseAbilities(found.token.abilities),
       expiresAtMs: msOrNull(found.token.expires_at),
@@ -110,7 +111,7 @@ export function createTokenVerifier({ isCurrent, maxAgeMs = TOKEN_ROW_MAX_AGE_MS
 
   const check = (entry: CachedToken | undefined, bearer: BearerToken, now: number): AuthenticatedToken | null => {
     if (!entry) return null;
-    if (!tokenHashesMatch(entry.tokenHash, hashTokenSecret(bearer.secret))) return null;
+    if (!tokenSecretMatches(entry.tokenDigest, bearer.secret)) return null;
     if (!isActive(entry.user)) return null;
     if (entry.expiresAtMs !== null && entry.expiresAtMs <= now) return null;
     return { user: entry.user, tokenId: bearer.id, abilities: entry.abilities, lastUsedAtMs: entry.lastUsedAtMs };

@@ -5,7 +5,8 @@ import {
   generateTokenSecret,
   hashTokenSecret,
   parseBearerHeader,
-  tokenHashesMatch,
+  storedTokenDigest,
+  tokenSecretMatches,
 } from '../../src/domain/tokens.js';
 import { abilitiesBeyond, hasAbility } from '../../src/domain/abilities.js';
 
@@ -44,10 +45,12 @@ describe('token secrets', () => {
   });
 
   it('compare equal only when the hashes are equal', () => {
-    const hash = hashTokenSecret('x');
-    expect(tokenHashesMatch(hash, hashTokenSecret('x'))).toBe(true);
-    expect(tokenHashesMatch(hash, hashTokenSecret('y'))).toBe(false);
-    expect(tokenHashesMatch(hash, 'short')).toBe(false);
+    const digest = storedTokenDigest(hashTokenSecret('x'));
+    expect(tokenSecretMatches(digest, 'x')).toBe(true);
+    expect(tokenSecretMatches(digest, 'y')).toBe(false);
+    // A malformed stored hash never matches.
+    expect(tokenSecretMatches(storedTokenDigest('short'), 'x')).toBe(false);
+    expect(tokenSecretMatches(storedTokenDigest(''), '')).toBe(false);
   });
 });
 
