@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Storage } from './db/storage.js';
@@ -9,8 +9,8 @@ import { createLastUseRecorder } from './domain/last-use.js';
 import { watchMaintenance } from './domain/maintenance.js';
 import { createTenantDirectory, type TenantDirectory } from './domain/tenant-directory.js';
 import { createTokenVerifier } from './domain/token-verifier.js';
-import { createLogger } from './logger.js';
-import authPlugin from './plugins/auth.js';
+import { createLogger, lazyRequestLogger } from './logger.js';
+import authPlugin, { enforceRequirement } from './plugins/auth.js';
 import errorHandler from './plugins/error-handler.js';
 import jsonBody from './plugins/json-body.js';
 import maintenancePlugin from './plugins/maintenance.js';
@@ -18,7 +18,7 @@ import openapi from './plugins/openapi.js';
 import rateLimitPlugin from './plugins/rate-limit.js';
 import requestLog, { RequestLogController, requestIdFor } from './plugins/request-log.js';
 import security from './plugins/security.js';
-import tenantPlugin, { rejectUnknownTenant } from './plugins/tenant.js';
+import tenantPlugin, { requireKnownTenant } from './plugins/tenant.js';
 import { createRateLimits, type RateLimits } from './rate-limit/limiter.js';
 import { createRedisClient, waitUntilReady } from './rate-limit/redis.js';
 import loginRoutes from './routes/auth/login.js';
@@ -69,6 +69,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const app = Fastify({
     loggerInstance: deps.logger ?? createLogger(config.logLevel),
     logController: new RequestLogController(),
+    childLoggerFactory: lazyRequestLogger,
     ...(config.tls
       ? { https: { ...serverOptions, cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } }
       : { http: serverOptions }),
@@ -120,7 +121,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(
     async (api) => {
       // The order of these hooks is the order of the checks: maintenance, tenant, token, rate
-      // limit, then the unknown-tenant answer (so probing for tenants is counted too).
+      // limit, then the unknown-tenant answer (so probing for tenants is counted too) and the
+      // route's token requirement, all before the body is read.
       await api.register(maintenancePlugin, { watcher: maintenance });
       await api.register(tenantPlugin, {
         storage,
@@ -129,7 +131,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       });
       await api.register(authPlugin, { verifier, authChanges, lastUse, ...(deps.now ? { now: deps.now } : {}) });
       await api.register(rateLimitPlugin, { limits: rateLimits });
-      api.addHook('onRequest', rejectUnknownTenant);
+      api.addHook('onRequest', admitRequest);
       api.setNotFoundHandler(app.routeNotFound);
       const { tokenPrefix } = config;
       // The original interface (api.md 4.1, 4.2)...
@@ -146,6 +148,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     { prefix: '/api' },
   );
   return app;
+}
+
+/** The last check before a route runs: a known tenant, then the token the route requires. */
+function admitRequest(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+  try {
+    requireKnownTenant(request);
+    enforceRequirement(request);
+    done();
+  } catch (err) {
+    done(err as Error);
+  }
 }
 
 /** Rate-limit counters in Redis when REDIS_URL is set (closed with the app), else in this process. */

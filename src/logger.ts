@@ -1,9 +1,46 @@
-import pino, { type Logger } from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import pino, { type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
 
 const FLUSH_INTERVAL_MS = 250;
+const WRITE_AT_LENGTH = 4096;
 
-type Destination = ReturnType<typeof pino.destination>;
-const destinations = new Set<Destination>();
+type SonicBoom = ReturnType<typeof pino.destination>;
+
+/**
+ * Collects log lines and hands them to sonic-boom about 4 KiB at a time: sonic-boom measures the
+ * byte length of everything it holds on each write, which cost more than building the line when
+ * lines came one per request (measured: 2.4% of a GET /api/user profile).
+ */
+class LineBatcher {
+  // Appending makes a rope, flattened once when handed over.
+  private pending = '';
+  constructor(private readonly target: SonicBoom) {}
+
+  write(line: string): boolean {
+    this.pending += line;
+    if (this.pending.length >= WRITE_AT_LENGTH) this.handOver();
+    return true;
+  }
+
+  /** pino's logger.flush(cb) lands here. */
+  flush(callback?: (err?: Error) => void): void {
+    this.handOver();
+    this.target.flush(callback);
+  }
+
+  flushSync(): void {
+    this.handOver();
+    this.target.flushSync();
+  }
+
+  private handOver(): void {
+    if (this.pending === '') return;
+    this.target.write(this.pending);
+    this.pending = '';
+  }
+}
+
+const batchers = new Set<LineBatcher>();
 let flushOnExit = false;
 
 /**
@@ -11,14 +48,14 @@ let flushOnExit = false;
  * and when the app closes): one write per request would cost a system call on the hot path.
  */
 export function createLogger(level: string): Logger {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => destination.flush(), FLUSH_INTERVAL_MS).unref();
-  destinations.add(destination);
+  const batcher = new LineBatcher(pino.destination({ dest: 1, sync: false }));
+  setInterval(() => batcher.flush(), FLUSH_INTERVAL_MS).unref();
+  batchers.add(batcher);
   if (!flushOnExit) {
     flushOnExit = true;
     // A process that exits on purpose (process.exit) still writes out what it logged.
     process.once('exit', () => {
-      for (const pending of destinations) {
+      for (const pending of batchers) {
         try {
           pending.flushSync();
         } catch {
@@ -27,5 +64,49 @@ export function createLogger(level: string): Logger {
       }
     });
   }
-  return pino({ level }, destination);
+  return pino({ level }, batcher);
+}
+
+/**
+ * A request's logger, made from its parent only when something logs through it. Most requests
+ * log nothing but their one access line, which is written with the request id as a field, so
+ * building a child logger (and its bindings) for every request was wasted work.
+ */
+class LazyChildLogger {
+  private made: FastifyBaseLogger | undefined;
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  private get logger(): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings, this.options));
+  }
+
+  get level(): string {
+    return this.made?.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.logger.level = level;
+  }
+
+  fatal = (...args: unknown[]) => call(this.logger, 'fatal', args);
+  error = (...args: unknown[]) => call(this.logger, 'error', args);
+  warn = (...args: unknown[]) => call(this.logger, 'warn', args);
+  info = (...args: unknown[]) => call(this.logger, 'info', args);
+  debug = (...args: unknown[]) => call(this.logger, 'debug', args);
+  trace = (...args: unknown[]) => call(this.logger, 'trace', args);
+  silent = () => undefined;
+  child = (bindings: Bindings, options?: ChildLoggerOptions) => this.logger.child(bindings, options);
+}
+
+type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+const call = (logger: FastifyBaseLogger, level: LevelName, args: unknown[]) =>
+  (logger[level] as (...args: unknown[]) => void).apply(logger, args);
+
+/** Fastify's childLoggerFactory: a LazyChildLogger per request. */
+export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
 }

@@ -20,7 +20,10 @@ export class RequestLogController extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // The root logger with the id as a field: the request's own child logger is made only when
+    // something else logs for the request (see lazyRequestLogger).
     const line = {
+      reqId: request.id,
       method: request.method,
       route: request.routeOptions.url ?? null,
       path: request.url.split('?')[0],
@@ -28,8 +31,8 @@ export class RequestLogController extends LogController {
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 100) / 100,
     };
-    if (error) request.log.error({ ...line, err: error }, 'request');
-    else request.log.info(line, 'request');
+    if (error) request.server.log.error({ ...line, err: error }, 'request');
+    else request.server.log.info(line, 'request');
   }
 }
 

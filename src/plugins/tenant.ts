@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Kysely } from 'kysely';
 import type { Storage } from '../db/storage.js';
@@ -17,7 +17,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /**
      * The tenant the Host header selected. Every route under /api can rely on it; only the hooks
-     * that run before rejectUnknownTenant (auth, rate limit) can see null.
+     * that run before requireKnownTenant (auth, rate limit) can see null.
      */
     tenant: RequestTenant;
   }
@@ -30,11 +30,11 @@ export interface TenantPluginOptions {
 }
 
 /**
- * Ends a request whose Host selected no tenant with 404. Installed after the rate limiter, so
- * that probing for tenants is counted like anything else.
+ * Ends a request whose Host selected no tenant with 404. Checked after the rate limiter, so that
+ * probing for tenants is counted like anything else (see admitRequest in app.ts).
  */
-export function rejectUnknownTenant(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
-  done(request.tenant === null ? new ApiError('tenant_not_found', 'Tenant not found.') : undefined);
+export function requireKnownTenant(request: FastifyRequest): void {
+  if (request.tenant === null) throw new ApiError('tenant_not_found', 'Tenant not found.');
 }
 
 /** Host -> tenant, for every request under /api. */
