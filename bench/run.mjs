@@ -72,8 +72,9 @@ const load = (options) =>
     autocannon({ connections, ...options }, (err, result) => (err ? reject(err) : resolve(result)));
   });
 
-const dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-bench-'));
-const env = {
+// One data directory with the benchmark tenant only, and one with many tenants besides, each
+// served by its own server: the single-tenant rows then show a single tenant's memory.
+const envFor = (dataDir) => ({
   PATH: process.env.PATH,
   DATA_DIR: dataDir,
   PORT: '0',
@@ -85,9 +86,21 @@ const env = {
   TENANT_CACHE_SIZE: String(tenants + 100),
   ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-};
-process.stderr.write(`setting up ${tenants} tenants x ${usersPerTenant} users...\n`);
-const { benchToken, spread } = await setupData(env, { tenants, usersPerTenant });
+});
+const singleDir = mkdtempSync(join(tmpdir(), 'groupadmin-bench-'));
+const manyDir = mkdtempSync(join(tmpdir(), 'groupadmin-bench-many-'));
+const env = envFor(singleDir);
+const manyEnv = envFor(manyDir);
+if (env.DATABASE_URL) {
+  // One PostgreSQL database holds both sets: the many tenants are added to the same registry.
+  manyEnv.DATA_DIR = singleDir;
+}
+const { benchToken } = await setupData(env, { tenants: 0, usersPerTenant });
+let spread = [];
+if (scenarios.includes('tenants')) {
+  process.stderr.write(`setting up ${tenants} tenants x ${usersPerTenant} users...\n`);
+  ({ spread } = await setupData(manyEnv, { tenants, usersPerTenant, benchTenant: !env.DATABASE_URL }));
+}
 
 const json = { 'content-type': 'application/json', accept: 'application/json' };
 const userRequest = { method: 'GET', path: '/api/user', headers: { host: 'bench.localhost', accept: 'application/json', authorization: `Bearer ${benchToken}` } };
@@ -129,13 +142,24 @@ if (scenarios.includes('baseline')) {
 }
 
 const server = await start(join(root, 'dist/server.js'), env, '/ready');
+/** The many-tenants scenario gets a server of its own, on the data directory with those tenants. */
+async function onManyTenantServer(run) {
+  const many = await start(join(root, 'dist/server.js'), manyEnv, '/ready');
+  try {
+    const row = await run(many.port);
+    row.peakRssMb = peakRssMb(many.child.pid);
+    return row;
+  } finally {
+    await stop(many.child);
+  }
+}
 const product = {
   user: () => measure('GET /api/user', server.port, [userRequest]),
   'user-invalid': () => measure('GET /api/user, invalid token (401)', server.port, [invalidRequest], { expect2xx: false }),
   login: () => measure('POST /api/login', server.port, [loginRequest]),
   mix: () =>
     measure('mix (8 user : 1 invalid : 1 login)', server.port, [...Array(8).fill(userRequest), invalidRequest, loginRequest], { expect2xx: false }),
-  tenants: () => measure(`GET /api/user, ${tenants} tenants x ${usersPerTenant} users`, server.port, [spreadRequest]),
+  tenants: () => onManyTenantServer((port) => measure(`GET /api/user, ${tenants} tenants x ${usersPerTenant} users`, port, [spreadRequest])),
   'user-under-login': () =>
     measure('GET /api/user while logins run', server.port, [userRequest], {
       extra: (url) => new Promise((resolve, reject) =>
@@ -145,10 +169,11 @@ const product = {
 for (const name of scenarios) {
   if (name === 'baseline') continue;
   const row = await product[name]();
-  row.peakRssMb = peakRssMb(server.child.pid);
+  row.peakRssMb ??= peakRssMb(server.child.pid);
 }
 await stop(server.child);
-rmSync(dataDir, { recursive: true, force: true });
+rmSync(singleDir, { recursive: true, force: true });
+rmSync(manyDir, { recursive: true, force: true });
 
 const base = results.find((r) => r.scenario === 'baseline');
 for (const row of results) row.ratioToBaseline = base ? Math.round((row.requestsPerSecond / base.requestsPerSecond) * 100) / 100 : null;

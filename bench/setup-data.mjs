@@ -1,6 +1,7 @@
 // Fills a fresh data directory for the benchmark through the built service's own modules:
-// tenant "bench" with one user, and N tenants x M users, each with a login token. Users share
-// one precomputed password hash, so setting up 20,000 of them takes seconds, not hours.
+// tenant "bench" with one user (unless benchTenant is false), and N tenants x M users, each
+// with a login token. Users share one precomputed password hash, so setting up 20,000 of them
+// takes seconds, not hours.
 import { loadConfig } from '../dist/config.js';
 import { openStorage } from '../dist/bootstrap.js';
 import { createTenant } from '../dist/domain/tenant-admin.js';
@@ -10,7 +11,7 @@ import { toDbTimestamp } from '../dist/domain/time.js';
 
 export const PASSWORD = 'bench password 123';
 
-export async function setupData(env, { tenants, usersPerTenant }) {
+export async function setupData(env, { tenants, usersPerTenant, benchTenant = true }) {
   const config = loadConfig(env);
   const storage = await openStorage(config);
   const hash = await hashPassword(PASSWORD);
@@ -33,8 +34,11 @@ export async function setupData(env, { tenants, usersPerTenant }) {
     }
     return tokens;
   };
-  await createTenant(storage, 'bench');
-  const [benchToken] = await addUsers('bench', 1);
+  let benchToken;
+  if (benchTenant) {
+    await createTenant(storage, 'bench');
+    [benchToken] = await addUsers('bench', 1);
+  }
   const spread = [];
   for (let t = 1; t <= tenants; t++) {
     const slug = `club-${t}`;

@@ -208,6 +208,8 @@ export function createSqliteStorage({ dataDir, tenantCacheSize }: SqliteStorageO
       await migrateToLatest(db, tenantMigrations, `tenant "${slug}"`);
     } finally {
       file.createIfMissing = false;
+      // Every tenant is migrated at start; requests, not the start, decide which stay open.
+      openFiles.delete(file.path);
     }
   };
 
