@@ -110,3 +110,27 @@ const call = (logger: FastifyBaseLogger, level: LevelName, args: unknown[]) =>
 export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
   return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
 }
+
+interface PinoInternals {
+  [pino.symbols.chindingsSym]?: string;
+  [pino.symbols.streamSym]?: { write(line: string): unknown };
+}
+
+/**
+ * Writes one info line in exactly the form pino gives it ({"level":30,"time":..,"pid":..,
+ * "hostname":..,<fields>,"msg":..}), straight to the logger's stream. `fields` is the JSON of the
+ * line's own fields without braces. For the access line only, written once per request: pino's
+ * generic path (key iteration, escaping each value) cost about four times as much (profile:
+ * requestCompleted 2.8 us of a request). Other loggers get an ordinary call.
+ */
+export function writeInfoLine(logger: FastifyBaseLogger, fields: string, msg: string): void {
+  const internals = logger as unknown as PinoInternals & Partial<Pick<Logger, 'isLevelEnabled'>>;
+  const stream = internals[pino.symbols.streamSym];
+  const bindings = internals[pino.symbols.chindingsSym];
+  if (!stream || bindings === undefined || !internals.isLevelEnabled) {
+    logger.info(JSON.parse(`{${fields}}`) as object, msg);
+    return;
+  }
+  if (!internals.isLevelEnabled('info')) return;
+  stream.write(`{"level":30,"time":${Date.now()}${bindings},${fields},"msg":${JSON.stringify(msg)}}\n`);
+}

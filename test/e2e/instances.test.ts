@@ -48,7 +48,7 @@ describe('several instances on one storage', () => {
     }
   }
 
-  it('two processes: a token of one works on the other, and revocation reaches both within a second', async () => {
+  it('two processes: a token of one works on the other, and revocations and edits reach both within a second', async () => {
     const first = await startServer({ ...env, RATE_LIMIT_UNAUTHENTICATED: '1000', RATE_LIMIT_AUTHENTICATED: '1000' });
     const second = await startServer({ ...env, RATE_LIMIT_UNAUTHENTICATED: '1000', RATE_LIMIT_AUTHENTICATED: '1000' });
     servers.push(first, second);
@@ -68,7 +68,22 @@ describe('several instances on one storage', () => {
     expect((await getUser(first.port, again)).status).toBe(200);
     expect(runCli(['user', 'passwd', 'acme', 'alice', '--password-stdin'], env, 'another long password\n').status).toBe(0);
     expect(await msUntilRefusedEverywhere(ports, again)).toBeLessThan(1000);
-    expect((await login(first.port, 'another long password')).status).toBe(200);
+    const third = JSON.parse((await login(first.port, 'another long password')).body).api_key.plainTextToken as string;
+    expect((await getUser(second.port, third)).status).toBe(200);
+
+    // A profile edit through the API on one instance shows on the other within a second.
+    const json = { host, accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${third}` };
+    const edited = await http(first.port, { method: 'PATCH', path: '/api/user', headers: json, body: JSON.stringify({ firstname: 'Renamed' }) });
+    expect(edited.status).toBe(200);
+    const editedAt = Date.now();
+    while (JSON.parse((await getUser(second.port, third)).body).firstname !== 'Renamed') {
+      expect(Date.now() - editedAt).toBeLessThan(1000);
+      await sleep(20);
+    }
+
+    // A logout through the API on one instance: refused on the other within a second.
+    expect((await http(first.port, { method: 'POST', path: '/api/logout', headers: json, body: '{}' })).status).toBe(200);
+    expect(await msUntilRefusedEverywhere(ports, third)).toBeLessThan(1000);
   });
 
   it.runIf(REDIS_URL)('two processes on one Redis share one rate-limit budget', async () => {
