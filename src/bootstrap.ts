@@ -10,7 +10,7 @@ import { createUser } from './domain/users.js';
 export async function openStorage(config: Config): Promise<Storage> {
   const storage = createStorage(config);
   try {
-    await migrateAll(storage);
+    await migrateAll(storage, { onlyWhenBehind: true });
   } catch (err) {
     await storage.close();
     throw err;
