@@ -58,7 +58,11 @@ async function start(script, env, readyPath) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
     const ready = await fetch(`http://127.0.0.1:${port}${readyPath}`).then((r) => r.ok, () => false);
     if (ready) return { child, port };
-    if (attempt > 300) throw new Error(`${script} did not start`);
+    if (attempt > 300) {
+      // Never leave a server behind (it would hold its database, and the next run's port).
+      child.kill('SIGKILL');
+      throw new Error(`${script} did not answer ${readyPath} within 30 s`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
