@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type DatabaseIntrospector, type DatabaseMetadataOptions, type TableMetadata } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { registryMigrations, tenantMigrations } from './migrations/index.js';
 import { migrateToLatest, type Storage } from './storage.js';
@@ -34,6 +34,30 @@ export const pgTypeParsers = {
   }) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * PostgreSQL for Kysely's migrator, which asks the introspector for every table of the database
+ * (with each column's serial sequence) only to see whether its two bookkeeping tables exist. With a
+ * schema per tenant that grew with every tenant: setting up 1,000 tenants took over ten minutes.
+ * This introspector answers that question with one light catalog query.
+ */
+class MigrationDialect extends PostgresDialect {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    const full = super.createIntrospector(db);
+    return {
+      getSchemas: () => full.getSchemas(),
+      getMetadata: (options?: DatabaseMetadataOptions) => full.getMetadata(options),
+      getTables: async (): Promise<TableMetadata[]> => {
+        const { rows } = await sql<{ schema: string; name: string }>`
+          select n.nspname as schema, c.relname as name
+          from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+          where c.relkind in ('r', 'p') and c.relname in ('kysely_migration', 'kysely_migration_lock')`.execute(db);
+        return rows.map((row) => ({ ...row, isView: false, columns: [] }));
+      },
+    };
+  }
+}
+
 export interface PostgresStorageOptions {
   databaseUrl: string;
   poolSize?: number;
@@ -57,6 +81,8 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const root = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  // The same pool; used only to run migrations (never destroyed itself: root.destroy() ends the pool).
+  const migrationRoot = new Kysely<unknown>({ dialect: new MigrationDialect({ pool }) });
   const registry = root.withSchema(REGISTRY_SCHEMA) as unknown as Kysely<RegistryDatabase>;
   const handles = new LRUCache<string, Kysely<TenantDatabase>>({ max: 10_000 });
 
@@ -72,7 +98,7 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
   const migrateTenant = async (slug: string) => {
     const schema = tenantSchema(slug);
     await sql`create schema if not exists ${sql.id(schema)}`.execute(root);
-    await migrateToLatest(root.withSchema(schema), tenantMigrations, `tenant "${slug}"`, schema);
+    await migrateToLatest(migrationRoot.withSchema(schema), tenantMigrations, `tenant "${slug}"`, schema);
   };
 
   return {
@@ -91,7 +117,7 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
     },
     migrateRegistry: async () => {
       await sql`create schema if not exists ${sql.id(REGISTRY_SCHEMA)}`.execute(root);
-      await migrateToLatest(root.withSchema(REGISTRY_SCHEMA), registryMigrations, 'the registry', REGISTRY_SCHEMA);
+      await migrateToLatest(migrationRoot.withSchema(REGISTRY_SCHEMA), registryMigrations, 'the registry', REGISTRY_SCHEMA);
     },
     ping: async () => {
       await sql`select 1`.execute(root);
