@@ -66,14 +66,8 @@ describe('SQLite storage', () => {
       await sleep(10);
       await createUser(trx, { ...base, username: 'second', email: 'second@example.com' });
     });
-    const t1Files = () =>
-      readdirSync('/proc/self/fd').filter((fd) => {
-        try {
-          return readlinkSync(`/proc/self/fd/${fd}`).includes('/t1.sqlite');
-        } catch {
-          return false;
-        }
-      }).length;
+    // The file, its WAL and its shared-memory index all start with this path.
+    const t1Files = () => openFilesUnder(join(dataDir, 'tenants', 't1.sqlite'));
     const users = await storage.tenantDb('t1').selectFrom('users').select('username').orderBy('id').execute();
     expect(users.map((u) => u.username)).toEqual(['first', 'second']);
     expect(t1Files()).toBeGreaterThan(0);

@@ -2,17 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { announceAuthChange, openAuthChangeFeed, type AuthChange, type AuthChangeFeed } from '../../src/domain/auth-changes.js';
 import { toDbTimestamp } from '../../src/domain/time.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `condition` holds, checking every 10 ms, for at most `ms`. */
-async function eventually(condition: () => boolean, ms = 2000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}
+const eventually = (condition: () => boolean) => waitFor(condition, 2000, 10);
 
 describe('the token change feed', () => {
   let t: TestApp;

@@ -4,19 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, JSON_HEADERS, type TestApp } from '../helpers/app.js';
 import { capturingLogger } from '../helpers/logs.js';
 import { freePort } from '../helpers/processes.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(50);
-  }
-  throw new Error('condition not met in time');
-}
 
 /** A Redis server of this test's own, so it can be stopped and started without disturbing others. */
 async function startRedis(port: number): Promise<ChildProcess> {
