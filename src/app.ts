@@ -20,7 +20,6 @@ import requestLog, { RequestLogController, requestIdFor } from './plugins/reques
 import security from './plugins/security.js';
 import tenantPlugin, { requireKnownTenant } from './plugins/tenant.js';
 import { createRateLimits, type RateLimits } from './rate-limit/limiter.js';
-import { createRedisClient, waitUntilReady } from './rate-limit/redis.js';
 import loginRoutes from './routes/auth/login.js';
 import logoutRoute from './routes/auth/logout.js';
 import healthRoutes from './routes/system/health.js';
@@ -94,7 +93,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(openapi, { serviceDomain: config.serviceDomain, version: SERVICE_VERSION });
 
   const directory = deps.directory ?? createTenantDirectory(storage);
-  const rateLimits = deps.rateLimits ?? createConfiguredRateLimits(app, config, deps.localRateLimitStore ?? 'memory');
+  const rateLimits = deps.rateLimits ?? (await createConfiguredRateLimits(app, config, deps.localRateLimitStore ?? 'memory'));
   const maintenance = await watchMaintenance(storage, {
     intervalMs: MAINTENANCE_POLL_MS,
     onError: (err) => app.log.warn({ err }, 'could not read the maintenance flag; keeping the last known state'),
@@ -161,8 +160,11 @@ function admitRequest(request: FastifyRequest, _reply: FastifyReply, done: (err?
   }
 }
 
-/** Rate-limit counters in Redis when REDIS_URL is set (closed with the app), else in this process. */
-function createConfiguredRateLimits(app: FastifyInstance, config: Config, localStore: 'memory' | 'cluster'): RateLimits {
+/**
+ * Rate-limit counters in Redis when REDIS_URL is set (closed with the app), else in this process.
+ * The Redis client is loaded only when it is used (it is ~20 MB of a server's memory).
+ */
+async function createConfiguredRateLimits(app: FastifyInstance, config: Config, localStore: 'memory' | 'cluster'): Promise<RateLimits> {
   let warned = false;
   const limits = {
     authenticatedLimit: config.rateLimitAuthenticated,
@@ -176,6 +178,7 @@ function createConfiguredRateLimits(app: FastifyInstance, config: Config, localS
     },
   };
   if (!config.redisUrl) return createRateLimits(limits);
+  const { createRedisClient, waitUntilReady } = await import('./rate-limit/redis.js');
   const redis = createRedisClient(config.redisUrl, app.log);
   // Start with shared counters when Redis is there; when it is not, start anyway and fall back.
   app.addHook('onReady', async () => {

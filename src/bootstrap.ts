@@ -8,7 +8,7 @@ import { createUser } from './domain/users.js';
 
 /** Opens the configured storage and brings the registry and every tenant to the latest migration. */
 export async function openStorage(config: Config): Promise<Storage> {
-  const storage = createStorage(config);
+  const storage = await createStorage(config);
   try {
     await migrateAll(storage, { onlyWhenBehind: true });
   } catch (err) {

@@ -21,7 +21,7 @@ export type ServeRole = 'single' | 'worker';
  * (for at most SHUTDOWN_TIMEOUT_MS), closes storage and Redis, exits 0.
  */
 export async function serve(config: Config, role: ServeRole = 'single'): Promise<RunningServer> {
-  const storage = role === 'single' ? await openStorage(config) : createStorage(config);
+  const storage = role === 'single' ? await openStorage(config) : await createStorage(config);
   const account = role === 'single' ? await seedFirstStart(storage, config) : null;
   const app = await buildApp(config, { storage, localRateLimitStore: role === 'worker' ? 'cluster' : 'memory' });
   await app.listen({ port: config.port, host: config.host });

@@ -15,7 +15,7 @@ export class CliError extends Error {
 /** Runs a command with the configured storage open, and closes it whatever happens. */
 export async function withStorage<T>(run: (storage: Storage, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const storage = createStorage(config);
+  const storage = await createStorage(config);
   try {
     await storage.migrateRegistry();
     return await run(storage, config);
