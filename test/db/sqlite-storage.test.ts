@@ -1,12 +1,14 @@
 import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSqliteStorage } from '../../src/db/sqlite.js';
 import type { Storage } from '../../src/db/storage.js';
 import { createTenant, migrateAll } from '../../src/domain/tenant-admin.js';
 import { createUser } from '../../src/domain/users.js';
 import { findUserByUsername } from '../../src/db/users.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 /** Files under `dir` this process holds open right now (Linux). */
 const openFilesUnder = (dir: string) =>
@@ -18,7 +20,6 @@ const openFilesUnder = (dir: string) =>
     }
   }).length;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('SQLite storage', () => {
   let dataDir: string;
@@ -73,6 +74,40 @@ describe('SQLite storage', () => {
     expect(t1Files()).toBeGreaterThan(0);
     await findUserByUsername(storage.tenantDb('t2'), 'nobody');
     expect(t1Files()).toBe(0);
+  });
+
+  it('gives an idle tenant file its page cache back, then closes it; the next query reopens it', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-sqlite-'));
+    storage = createSqliteStorage({ dataDir, tenantCacheSize: 10, idleSweepMs: 5 });
+    await migrateAll(storage);
+    await createTenant(storage, 't1');
+    const shrinks = vi.spyOn(BetterSqlite3.prototype, 'pragma');
+    const t1Files = () => openFilesUnder(join(dataDir, 'tenants', 't1.sqlite'));
+    await createUser(storage.tenantDb('t1'), { username: 'idle', email: 'idle@example.com', firstname: 'A', lastname: 'B', password: 'password1' });
+    expect(t1Files()).toBeGreaterThan(0);
+    // One quiet sweep: the page cache goes, the file stays open and answers.
+    await waitFor(() => shrinks.mock.calls.some(([sql]) => sql === 'shrink_memory'), 2000, 2);
+    expect(t1Files()).toBeGreaterThan(0);
+    // A quiet minute's worth of sweeps: closed.
+    await waitFor(() => t1Files() === 0, 5000);
+    expect((await findUserByUsername(storage.tenantDb('t1'), 'idle'))?.username).toBe('idle');
+    expect(t1Files()).toBeGreaterThan(0);
+    shrinks.mockRestore();
+  });
+
+  it('does not close a tenant file while a transaction holds it, however long it idles', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-sqlite-'));
+    storage = createSqliteStorage({ dataDir, tenantCacheSize: 10, idleSweepMs: 2 });
+    await migrateAll(storage);
+    await createTenant(storage, 't1');
+    const base = { firstname: 'A', lastname: 'B', password: 'password1' };
+    await storage.tenantDb('t1').transaction().execute(async (trx) => {
+      await createUser(trx, { ...base, username: 'first', email: 'first@example.com' });
+      await sleep(400); // well over 60 sweeps
+      await createUser(trx, { ...base, username: 'second', email: 'second@example.com' });
+    });
+    const users = await storage.tenantDb('t1').selectFrom('users').select('username').orderBy('id').execute();
+    expect(users.map((u) => u.username)).toEqual(['first', 'second']);
   });
 
   it('creates each tenant in its own file, migrated, and lists it in the registry', async () => {
