@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { deleteTokensOfUser } from '../db/tokens.js';
 import type { TenantDatabase } from '../db/types.js';
-import { findUserByEmail, setUserActive, updateUserPasswordHash, updateUserProfile, type ProfileChanges, type UserRow } from '../db/users.js';
+import { findUserByEmail, findUserById, setUserActive, updateUserPasswordHash, updateUserProfile, type ProfileChanges, type UserRow } from '../db/users.js';
 import { issueToken, type IssuedToken } from './access-tokens.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { toDbTimestamp } from './time.js';
@@ -38,29 +38,32 @@ export type ProfileInput = Omit<ProfileChanges, 'is_vegetarian' | 'can_swimm'> &
 };
 
 /** Changes the caller's own profile; an e-mail address taken by another user is a UserConflictError. */
-export async function updateProfile(db: TenantDb, user: UserRow, input: ProfileInput): Promise<UserRow> {
+export async function updateProfile(db: TenantDb, userId: number, input: ProfileInput): Promise<UserRow> {
   if (input.email !== undefined) {
     const owner = await findUserByEmail(db, input.email);
-    if (owner && owner.id !== user.id) throw new UserConflictError({ email: ['The email has already been taken.'] });
+    if (owner && owner.id !== userId) throw new UserConflictError({ email: ['The email has already been taken.'] });
   }
   const { is_vegetarian, can_swimm, ...rest } = input;
   const changes: ProfileChanges = { ...rest };
   if (is_vegetarian !== undefined) changes.is_vegetarian = is_vegetarian ? 1 : 0;
   if (can_swimm !== undefined) changes.can_swimm = can_swimm ? 1 : 0;
-  return updateUserProfile(db, user.id, changes, toDbTimestamp(new Date()));
+  return updateUserProfile(db, userId, changes, toDbTimestamp(new Date()));
 }
 
 /**
- * The caller changes their own password: checked against the current one (null when it does not
- * match), then every token of the user is deleted and one new login token issued, in one transaction.
+ * The caller changes their own password: checked against the current one, read here (the token
+ * lookup never reads password hashes), null when it does not match; then every token of the user
+ * is deleted and one new login token issued, in one transaction.
  */
 export async function changeOwnPassword(
   db: TenantDb,
-  user: UserRow,
+  userId: number,
   currentPassword: string,
   newPassword: string,
   tokenPrefix: string,
 ): Promise<IssuedToken | null> {
+  const user = await findUserById(db, userId);
+  if (!user) return null;
   const check = await verifyPassword(user.password, currentPassword);
   if (!check.valid) return null;
   const hash = await hashPassword(newPassword);

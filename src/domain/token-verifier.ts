@@ -2,24 +2,26 @@ import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { findTokenWithUser, findTokenWithUserNow, type TokenWithUser } from '../db/tokens.js';
 import type { TenantDatabase } from '../db/types.js';
-import type { UserRow } from '../db/users.js';
 import type { AuthChange } from './auth-changes.js';
 import { toApiTimestamp } from './time.js';
 import { parseAbilities, storedTokenDigest, tokenSecretMatches, type BearerToken } from './tokens.js';
-import { isActive } from './users.js';
+import { isActive, toApiUser, type ApiUser } from './users.js';
 
 export interface AuthenticatedToken {
-  user: UserRow;
+  /** The token's owner as GET /user shows it (formatted once per token row read). */
+  user: ApiUser;
   tokenId: number;
   abilities: string[];
   /** When last_used_at was last written (ms since epoch), or null if never. */
   lastUsedAtMs: number | null;
 }
 
+/** What is remembered of a token row: no database row, no password hash (~1.8 KB with its bookkeeping). */
 interface CachedToken {
   /** The stored sha256 of the secret, as bytes. */
   tokenDigest: Buffer;
-  user: UserRow;
+  user: ApiUser;
+  active: boolean;
   abilities: string[];
   expiresAtMs: number | null;
   lastUsedAtMs: number | null;
@@ -85,7 +87,8 @@ export function createTokenVerifier({ isCurrent, maxAgeMs = TOKEN_ROW_MAX_AGE_MS
     keys.add(cacheKey);
     return {
       tokenDigest: storedTokenDigest(found.token.token),
-      user: found.user,
+      user: toApiUser(found.user),
+      active: isActive(found.user),
       abilities: parseAbilities(found.token.abilities),
       expiresAtMs: msOrNull(found.token.expires_at),
       lastUsedAtMs: msOrNull(found.token.last_used_at),
@@ -112,7 +115,7 @@ export function createTokenVerifier({ isCurrent, maxAgeMs = TOKEN_ROW_MAX_AGE_MS
   const check = (entry: CachedToken | undefined, bearer: BearerToken, now: number): AuthenticatedToken | null => {
     if (!entry) return null;
     if (!tokenSecretMatches(entry.tokenDigest, bearer.secret)) return null;
-    if (!isActive(entry.user)) return null;
+    if (!entry.active) return null;
     if (entry.expiresAtMs !== null && entry.expiresAtMs <= now) return null;
     return { user: entry.user, tokenId: bearer.id, abilities: entry.abilities, lastUsedAtMs: entry.lastUsedAtMs };
   };

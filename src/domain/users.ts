@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { TenantDatabase } from '../db/types.js';
-import { findUserByEmail, findUserByUsername, insertUser, type UserRow } from '../db/users.js';
+import { findUserByEmail, findUserByUsername, insertUser, type SessionUser, type UserRow } from '../db/users.js';
 import type { FieldErrors } from '../errors.js';
 import { compileObjectValidator } from '../validation.js';
 import { hashPassword } from './passwords.js';
@@ -58,7 +58,7 @@ export interface ApiUser {
   updated_at: string;
 }
 
-export function toApiUser(row: UserRow): ApiUser {
+export function toApiUser(row: SessionUser): ApiUser {
   return {
     id: Number(row.id),
     username: row.username,
@@ -80,22 +80,7 @@ export function toApiUser(row: UserRow): ApiUser {
   };
 }
 
-const shownUsers = new WeakMap<UserRow, ApiUser>();
-
-/**
- * toApiUser, remembered per row object: a token row the verifier keeps in memory carries the same
- * user object for every request in its window, so a busy token formats its user once.
- */
-export function toApiUserOnce(row: UserRow): ApiUser {
-  let shown = shownUsers.get(row);
-  if (!shown) {
-    shown = toApiUser(row);
-    shownUsers.set(row, shown);
-  }
-  return shown;
-}
-
-export const isActive = (row: UserRow): boolean => Boolean(row.is_active);
+export const isActive = (row: Pick<UserRow, 'is_active'>): boolean => Boolean(row.is_active);
 
 export class UserConflictError extends Error {
   override name = 'UserConflictError';

@@ -3,9 +3,9 @@ import { issueToken } from '../../src/domain/access-tokens.js';
 import { createTokenVerifier } from '../../src/domain/token-verifier.js';
 import { parseBearerHeader } from '../../src/domain/tokens.js';
 import { deleteTokensOfUser } from '../../src/db/tokens.js';
+import { toApiUser } from '../../src/domain/users.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from '../helpers/wait.js';
 
 describe('token verifier', () => {
   let t: TestApp;
@@ -22,6 +22,15 @@ describe('token verifier', () => {
   };
 
   const current = { isCurrent: () => true };
+
+  it('remembers the user as GET /user shows it, never the password hash', async () => {
+    const { user, db, bearer } = await setup();
+    const verifier = createTokenVerifier(current);
+    const found = await verifier.verify('demo', db, bearer, Date.now());
+    expect(found?.user).toEqual(toApiUser(user));
+    expect(Object.keys(found?.user ?? {})).not.toContain('password');
+    expect(JSON.stringify(found)).not.toContain(user.password);
+  });
 
   it('remembers a token row until a change says otherwise, however long', async () => {
     const { user, db, bearer } = await setup();

@@ -26,7 +26,7 @@ export default async function changePasswordRoute(app: FastifyInstance, { tokenP
       if (password !== password_confirmation) {
         throw validationFailed({ password: ['The password field confirmation does not match.'] });
       }
-      const issued = await changeOwnPassword(request.tenant.db, caller.user, current_password, password, tokenPrefix);
+      const issued = await changeOwnPassword(request.tenant.db, caller.user.id, current_password, password, tokenPrefix);
       if (!issued) throw validationFailed({ current_password: ['The password is incorrect.'] });
       await app.authChanges.publish({ tenant: request.tenant.slug, userId: caller.user.id, tokenId: null });
       return loginBody(caller.user, issued);

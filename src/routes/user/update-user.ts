@@ -29,7 +29,7 @@ export default async function updateUserRoute(app: FastifyInstance) {
           .map((field) => [field, request.body[field as keyof typeof request.body]]),
       );
       try {
-        const updated = await updateProfile(request.tenant.db, caller.user, changes);
+        const updated = await updateProfile(request.tenant.db, caller.user.id, changes);
         // Remembered token rows carry the user: the next request must see the new profile.
         await app.authChanges.publish({ tenant: request.tenant.slug, userId: caller.user.id, tokenId: null });
         return toApiUser(updated);
