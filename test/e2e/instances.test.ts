@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTenantAndUser, freePort, http, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
 import { REDIS_URL, testServices, type TestServices } from '../helpers/services.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from '../helpers/wait.js';
 
 describe('several instances on one storage', () => {
   let dataDir: string;

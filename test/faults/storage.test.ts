@@ -5,10 +5,9 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../helpers/app.js';
 import { DATABASE_URL } from '../helpers/services.js';
+import { sleep } from '../helpers/wait.js';
 
 const UNAVAILABLE = '{"success":false,"message":"Service Unavailable"}';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('storage faults', () => {
   let t: TestApp | undefined;
   afterEach(async () => {

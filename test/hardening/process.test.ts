@@ -8,8 +8,7 @@ import { Agent } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTenantAndUser, http, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
 import { testServices, type TestServices } from '../helpers/services.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from '../helpers/wait.js';
 
 describe('the server process under faults and abuse', () => {
   let dataDir: string;
