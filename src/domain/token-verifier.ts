@@ -61,6 +61,12 @@ export interface TokenVerifierOptions {
   maxEntries?: number;
 }
 
+/** What the cache's fetch needs to read a token row. */
+interface LookupContext {
+  db: Kysely<TenantDatabase>;
+  tokenId: number;
+}
+
 const msOrNull = (value: string | null) => (value === null ? null : Date.parse(toApiTimestamp(value)));
 
 /** Changes are in the feed; only edits made with SQL behind the service's back wait this long. */
@@ -80,32 +86,34 @@ export function createTokenVerifier({ isCurrent, maxAgeMs = TOKEN_ROW_MAX_AGE_MS
   const generations = new Map<string, number>();
   const generationOf = (tenant: string) => generations.get(tenant) ?? 0;
 
-  const remember = (cacheKey: string, tenant: string, found: TokenWithUser): CachedToken => {
-    const owner = userKey(tenant, found.user.id);
-    let keys = tokensOfUser.get(owner);
-    if (!keys) tokensOfUser.set(owner, (keys = new Set()));
-    keys.add(cacheKey);
-    return {
-      tokenDigest: storedTokenDigest(found.token.token),
-      user: toApiUser(found.user),
-      active: isActive(found.user),
-      abilities: parseAbilities(found.token.abilities),
-      expiresAtMs: msOrNull(found.token.expires_at),
-      lastUsedAtMs: msOrNull(found.token.last_used_at),
-    };
-  };
+  const toCachedToken = (found: TokenWithUser): CachedToken => ({
+    tokenDigest: storedTokenDigest(found.token.token),
+    user: toApiUser(found.user),
+    active: isActive(found.user),
+    abilities: parseAbilities(found.token.abilities),
+    expiresAtMs: msOrNull(found.token.expires_at),
+    lastUsedAtMs: msOrNull(found.token.last_used_at),
+  });
+  const ownerOf = (cacheKey: string, entry: CachedToken) => userKey(cacheKey.slice(0, cacheKey.indexOf('\u0000')), entry.user.id);
 
-  const cache = new LRUCache<string, CachedToken, { db: Kysely<TenantDatabase>; tenant: string; tokenId: number }>({
+  const cache = new LRUCache<string, CachedToken, LookupContext>({
     max: maxEntries,
     ttl: maxAgeMs,
     // Concurrent requests with one token share one query.
-    fetchMethod: async (cacheKey, _stale, { context }) => {
+    fetchMethod: async (_cacheKey, _stale, { context }) => {
       const found = await findTokenWithUser(context.db, context.tokenId);
-      return found ? remember(cacheKey, context.tenant, found) : undefined;
+      return found && toCachedToken(found);
+    },
+    // Each remembered token is listed under its owner while (and only while) it is in the cache,
+    // so a change to the user forgets exactly the tokens that are there.
+    onInsert: (entry, cacheKey) => {
+      const owner = ownerOf(cacheKey, entry);
+      let keys = tokensOfUser.get(owner);
+      if (!keys) tokensOfUser.set(owner, (keys = new Set()));
+      keys.add(cacheKey);
     },
     dispose: (entry, cacheKey) => {
-      const tenant = cacheKey.slice(0, cacheKey.indexOf('\u0000'));
-      const owner = userKey(tenant, entry.user.id);
+      const owner = ownerOf(cacheKey, entry);
       const keys = tokensOfUser.get(owner);
       keys?.delete(cacheKey);
       if (keys?.size === 0) tokensOfUser.delete(owner);
@@ -125,14 +133,26 @@ export function createTokenVerifier({ isCurrent, maxAgeMs = TOKEN_ROW_MAX_AGE_MS
   setInterval(() => cache.purgeStale(), Math.min(60_000, Math.max(1000, maxAgeMs))).unref();
 
   const forgetUser = (tenant: string, userId: number) => {
-    for (const cacheKey of [...(tokensOfUser.get(userKey(tenant, userId)) ?? [])]) cache.delete(cacheKey);
+    const owner = userKey(tenant, userId);
+    for (const cacheKey of [...(tokensOfUser.get(owner) ?? [])]) cache.delete(cacheKey);
+    tokensOfUser.delete(owner);
   };
 
   return {
     async verify(tenant, db, bearer, now) {
       const cacheKey = key(tenant, bearer.id);
       const generation = generationOf(tenant);
-      const entry = await cache.fetch(cacheKey, { context: { db, tenant, tokenId: bearer.id }, forceRefresh: !isCurrent() });
+      const status: LRUCache.Status<string, CachedToken, LookupContext> = {};
+      let entry: CachedToken | undefined;
+      try {
+        entry = await cache.fetch(cacheKey, { context: { db, tokenId: bearer.id }, forceRefresh: !isCurrent(), status });
+      } catch (error) {
+        // forget() or forgetAll() removed the token while it was being read, and the cache gives
+        // up on such a read. The request still gets its answer: from a read after the change.
+        if (!status.fetchAborted) throw error;
+        const found = await findTokenWithUser(db, bearer.id);
+        return check(found && toCachedToken(found), bearer, now);
+      }
       if (generationOf(tenant) !== generation) cache.delete(cacheKey);
       return check(entry, bearer, now);
     },
@@ -143,7 +163,7 @@ export function createTokenVerifier({ isCurrent, maxAgeMs = TOKEN_ROW_MAX_AGE_MS
       const lookup = findTokenWithUserNow(db, bearer.id);
       if (lookup === null) return undefined;
       if (!lookup.found) return null;
-      const fresh = remember(cacheKey, tenant, lookup.found);
+      const fresh = toCachedToken(lookup.found);
       cache.set(cacheKey, fresh);
       return check(fresh, bearer, now);
     },

@@ -96,6 +96,33 @@ describe('token verifier', () => {
     expect(await verifier.verify('demo', db, bearer, Date.now())).toBeNull();
   });
 
+  it('answers a read that the token\'s own revocation overtook, instead of failing it', async () => {
+    const { user, db, bearer } = await setup();
+    const verifier = createTokenVerifier(current);
+    // A change naming the token arrives while its row is being read: the read is abandoned and
+    // the request answered from a read after the change.
+    const stillThere = verifier.verify('demo', db, bearer, Date.now());
+    verifier.forget({ tenant: 'demo', userId: null, tokenId: bearer.id });
+    expect((await stillThere)?.user.id).toBe(user.id);
+
+    // The same for a wrong secret and for a token id that does not exist: 401, not a failure.
+    const wrongSecret = verifier.verify('demo', db, { id: bearer.id, secret: 'nonsense' }, Date.now());
+    verifier.forget({ tenant: 'demo', userId: user.id, tokenId: bearer.id });
+    expect(await wrongSecret).toBeNull();
+    const unknown = verifier.verify('demo', db, { id: 999, secret: 'nonsense' }, Date.now());
+    verifier.forget({ tenant: 'demo', userId: null, tokenId: 999 });
+    expect(await unknown).toBeNull();
+
+    const other = await issueToken(db, user.id, { tokenPrefix: '' });
+    const otherBearer = parseBearerHeader(`Bearer ${other.plainTextToken}`)!;
+    const duringForgetAll = verifier.verify('demo', db, otherBearer, Date.now());
+    verifier.forgetAll();
+    expect((await duringForgetAll)?.tokenId).toBe(otherBearer.id);
+    // What such a read found is not remembered: a revocation behind the verifier's back shows.
+    await deleteTokensOfUser(db, user.id);
+    expect(await verifier.verify('demo', db, otherBearer, Date.now())).toBeNull();
+  });
+
   it('checks the secret on every request, cached or not, and keeps tenants apart', async () => {
     const { db, bearer } = await setup();
     const verifier = createTokenVerifier(current);
