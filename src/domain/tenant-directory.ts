@@ -24,6 +24,9 @@ export function createTenantDirectory(storage: Storage, options: TenantDirectory
   const cache = new LRUCache<string, { tenant: TenantRow | null }>({
     max: maxEntries,
     ttl: foundTtlMs,
+    // A flood of made-up hosts can evict an entry while it is being read; lru-cache would then
+    // reject the read ('evicted') and the request would fail. Finish it and answer anyway.
+    ignoreFetchAbort: true,
     fetchMethod: async (slug, _stale, { options: entryOptions }) => {
       const tenant = (await findTenantBySlug(storage.registry, slug)) ?? null;
       if (!tenant) entryOptions.ttl = missingTtlMs;
