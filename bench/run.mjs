@@ -39,6 +39,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 if (!values['no-build']) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
 const { setupData, PASSWORD } = await import('./setup-data.mjs');
 
+// Both servers run with the Node flags `npm start` gives the service (package.json), so the
+// numbers are those of `npm start`, and the baseline is measured on equal terms.
+const nodeFlags = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  .scripts.start.split(/\s+/)
+  .filter((arg) => arg.startsWith('--'));
+
 const freePort = () =>
   new Promise((resolve) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
@@ -53,7 +59,7 @@ const freePort = () =>
  */
 async function start(script, env, readyPath) {
   const port = await freePort();
-  const child = spawn(process.execPath, [script], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeFlags, script], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
     const ready = await fetch(`http://127.0.0.1:${port}${readyPath}`).then((r) => r.ok, () => false);
@@ -213,7 +219,7 @@ const report = {
   node: process.version,
   cpus: (await import('node:os')).cpus().length,
   storage: env.DATABASE_URL ? 'postgres' : 'sqlite',
-  options: { duration, warmup, connections, tenants, usersPerTenant, smoke },
+  options: { duration, warmup, connections, tenants, usersPerTenant, smoke, nodeFlags },
   results,
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });

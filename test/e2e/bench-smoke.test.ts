@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/processes.js';
 
@@ -15,6 +17,12 @@ describe('benchmark script', () => {
       expect(result.stdout).toContain(scenario);
     }
     expect(result.stdout).toMatch(/\| req\/s \|/);
-    expect(result.stdout).toMatch(/written to .*bench\/results\/smoke-.*\.json/);
+    const written = /written to (\S+\.json)/.exec(result.stdout)![1]!;
+    expect(written).toMatch(/bench\/results\/smoke-.*\.json$/);
+    // The servers ran with the Node flags of `npm start`, so the numbers are those of `npm start`.
+    const startScript: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;
+    const recorded = JSON.parse(readFileSync(written, 'utf8'));
+    expect(recorded.options.nodeFlags).toContain('--max-semi-space-size=4');
+    expect(startScript).toBe(`node ${recorded.options.nodeFlags.join(' ')} dist/server.js`);
   }, 150_000);
 });
