@@ -92,8 +92,6 @@ const envFor = (dataDir) => ({
   LOG_LEVEL: 'info',
   RATE_LIMIT_AUTHENTICATED: '1000000000',
   RATE_LIMIT_UNAUTHENTICATED: '1000000000',
-  // Keep every benchmark tenant's database open, as a server sized for its tenants would.
-  TENANT_CACHE_SIZE: String(tenants + 100),
   ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
 });

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       tokenPrefix: '',
       logLevel: 'info',
+      tenantCacheSize: 100,
     });
     expect(config.dataDir.endsWith('/data')).toBe(true);
     expect(Object.isFrozen(config)).toBe(true);
