@@ -1,6 +1,5 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env node
 // The command line runs the compiled service; `npm install` builds it (the prepare script).
-// `serve` gets the young-generation limit that `npm start` gives the service (see README, Performance).
 import { existsSync } from 'node:fs';
 
 const entry = new URL('../dist/cli/main.js', import.meta.url);
