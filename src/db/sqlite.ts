@@ -12,8 +12,8 @@ const PREPARED_STATEMENTS_PER_CONNECTION = 64;
 const IDLE_SWEEP_MS = 1000;
 /**
  * Sweeps without a query before a tenant file is closed. A closed file costs ~0.3 ms to reopen
- * (and a checkpoint when it closes after writes); an open one ~125 KB even after its page cache
- * is given back, so tenants that went quiet are closed after about a minute.
+ * (and a checkpoint when it closes after writes); an open one holds ~190 KB of resident memory
+ * even after its page cache is given back, so tenants that went quiet are closed after about a minute.
  */
 const CLOSE_AFTER_IDLE_SWEEPS = 60;
 /** better-sqlite3 waits synchronously for a lock held by another process (a CLI command, a worker). */
@@ -110,8 +110,9 @@ export class SqliteFile implements SqliteDatabase {
 
   /**
    * Called once per sweep while the file is open. After one sweep without a query the page cache
-   * is given back (~80 KB of the ~200 KB an open connection holds; the next query reads its
-   * pages again from the OS cache, ~50 us); after CLOSE_AFTER_IDLE_SWEEPS the file asks to close.
+   * is given back to the allocator (~80 KB, reused by other connections rather than returned to
+   * the OS; the next query reads its pages again from the OS cache, ~50 us); after
+   * CLOSE_AFTER_IDLE_SWEEPS the file asks to close.
    */
   sweep(): 'keep' | 'close' {
     if (this.usedSinceSweep || this.inUse > 0 || !this.connection) {
@@ -204,8 +205,8 @@ export interface SqliteStorageOptions {
 }
 
 /**
- * One SQLite file for the registry, one per tenant. Each open connection costs about 200 KB of
- * SQLite's own memory (125 KB once its page cache is given back), so only the `tenantCacheSize`
+ * One SQLite file for the registry, one per tenant. Each open connection costs about 190 KB of
+ * resident memory (65 KB on opening, the rest once read; see README), so only the `tenantCacheSize`
  * most recently used tenant files stay open, and idle ones are closed after about a minute;
  * the others are reopened (about 0.3 ms) when next needed. Every file has at most one
  * connection: SQLite keeps a closed connection's file descriptor while another connection of
