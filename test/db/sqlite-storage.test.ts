@@ -20,7 +20,6 @@ const openFilesUnder = (dir: string) =>
     }
   }).length;
 
-
 describe('SQLite storage', () => {
   let dataDir: string;
   let storage: Storage;

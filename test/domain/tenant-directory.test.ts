@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTenantDirectory } from '../../src/domain/tenant-directory.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { sleep } from '../helpers/wait.js';
 
 describe('tenant directory', () => {
   let t: TestApp;
@@ -24,7 +25,7 @@ describe('tenant directory', () => {
     expect(await directory.find('acme')).toBeNull();
     expect(directory.peek('acme')).toBeNull();
     await t.addTenant('acme');
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await sleep(80);
     expect((await directory.find('acme'))?.slug).toBe('acme');
     expect(directory.peek('acme')?.slug).toBe('acme');
   });
