@@ -11,6 +11,7 @@ import { createTenantDirectory, type TenantDirectory } from './domain/tenant-dir
 import { createTokenVerifier } from './domain/token-verifier.js';
 import { createLogger, lazyRequestLogger } from './logger.js';
 import authPlugin, { enforceRequirement } from './plugins/auth.js';
+import batchedAnswers from './plugins/batched-answers.js';
 import errorHandler from './plugins/error-handler.js';
 import jsonBody from './plugins/json-body.js';
 import maintenancePlugin from './plugins/maintenance.js';
@@ -84,6 +85,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   } as FastifyServerOptions) as unknown as FastifyInstance;
   app.server.maxConnections = config.maxConnections;
   closeConnectionsWhenStopping(app);
+  // Registered first, so its onSend hook runs after that of closeConnectionsWhenStopping.
+  await app.register(batchedAnswers);
 
   await app.register(errorHandler);
   await app.register(requestLog);
