@@ -63,6 +63,14 @@ describe('GET /api/user', () => {
     });
     expect(response.body).not.toContain('password');
     expect(response.body).not.toContain('is_active');
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    // The second answer comes from the remembered serialization: the same bytes.
+    const again = await getUser(`Bearer ${token}`);
+    expect(again.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(again.body).toBe(response.body);
+    const head = await t.app.inject({ method: 'HEAD', url: '/api/user', headers: { host: hostOf('demo'), authorization: `Bearer ${token}` } });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe('');
   });
 
   it('accepts every token of a user, each on its own', async () => {
