@@ -1,36 +1,19 @@
-import { Algorithm, hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
-import { verify as bcryptVerify } from '@node-rs/bcrypt';
+import { Algorithm } from '@node-rs/argon2';
 import { randomInt } from 'node:crypto';
-import { availableParallelism } from 'node:os';
+import { createHashingThreads, HashJobError } from './hashing-threads.js';
 
-// argon2id with OWASP's recommended floor. Both libraries hash on libuv's thread pool,
-// so a login never blocks the event loop.
-const ARGON2_OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+// argon2id with OWASP's recommended floor, hashed on low-priority threads of its own (see
+// hashing-threads.ts), so a login never blocks the event loop nor takes CPU it needs. At most
+// (cores - 1) hashes run at once, so one core stays free for answering requests (measured before
+// the threads were niced: GET /api/user p99 4 ms -> 16 ms with 4 concurrent hashes on 2 cores).
+const ARGON2_OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 };
 const CURRENT_PARAMS_PREFIX = '$argon2id$v=19$m=19456,t=2,p=1$';
 const BCRYPT_PREFIX = /^\$2[abxy]\$/;
 
-/**
- * Password hashing runs off the event loop, but it still needs CPU: with every core hashing, the
- * event loop starves and every other request waits. At most this many hashes run at once, so one
- * core stays free for answering requests (measured: GET /api/user p99 4 ms -> 16 ms under a login
- * flood with 4 concurrent hashes on 2 cores).
- */
-const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism() - 1);
-let hashesRunning = 0;
-const waiting: (() => void)[] = [];
+const hashing = createHashingThreads();
 
-async function limited<T>(work: () => Promise<T>): Promise<T> {
-  if (hashesRunning >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
-  hashesRunning++;
-  try {
-    return await work();
-  } finally {
-    hashesRunning--;
-    waiting.shift()?.();
-  }
-}
-
-export const hashPassword = (plain: string): Promise<string> => limited(() => argon2Hash(plain, ARGON2_OPTIONS));
+export const hashPassword = async (plain: string): Promise<string> =>
+  (await hashing.run({ op: 'argon2-hash', plain, options: ARGON2_OPTIONS })) as string;
 
 export interface PasswordCheck {
   valid: boolean;
@@ -41,14 +24,16 @@ export interface PasswordCheck {
 export async function verifyPassword(storedHash: string, plain: string): Promise<PasswordCheck> {
   try {
     if (BCRYPT_PREFIX.test(storedHash)) {
-      return { valid: await limited(() => bcryptVerify(plain, storedHash)), needsRehash: true };
+      return { valid: (await hashing.run({ op: 'bcrypt-verify', hash: storedHash, plain })) === true, needsRehash: true };
     }
     if (storedHash.startsWith('$argon2')) {
-      const valid = await limited(() => argon2Verify(storedHash, plain));
+      const valid = (await hashing.run({ op: 'argon2-verify', hash: storedHash, plain })) === true;
       return { valid, needsRehash: !storedHash.startsWith(CURRENT_PARAMS_PREFIX) };
     }
-  } catch {
-    // A malformed stored hash is a failed check, never an error for the caller.
+  } catch (err) {
+    // A malformed stored hash is a failed check, never an error for the caller; a hashing thread
+    // that failed is an error (a login must not be refused as a wrong password for it).
+    if (!(err instanceof HashJobError)) throw err;
   }
   return { valid: false, needsRehash: false };
 }
@@ -60,9 +45,12 @@ let dummyHash: Promise<string> | undefined;
  * or cannot log in, so response time does not reveal which usernames exist.
  */
 export async function spendPasswordCheck(plain: string): Promise<void> {
-  dummyHash ??= hashPassword('groupadmin-timing-equaliser');
+  dummyHash ??= hashPassword('groupadmin-timing-equaliser').catch((err: unknown) => {
+    dummyHash = undefined; // try again next time rather than remember the failure
+    throw err;
+  });
   const hash = await dummyHash;
-  await limited(() => argon2Verify(hash, plain)).catch(() => false);
+  await hashing.run({ op: 'argon2-verify', hash, plain });
 }
 
 const PASSWORD_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
