@@ -35,8 +35,12 @@ const { version: SERVICE_VERSION } = createRequire(import.meta.url)('../package.
 const REDIS_CONNECT_WAIT_MS = 2000;
 /** Every instance sees `groupadmin down` / `up` within this time. */
 const MAINTENANCE_POLL_MS = 500;
-/** Token uses are written in batches this often (last_used_at is at most this much behind). */
+/**
+ * Token uses are written in batches this often (last_used_at is at most this much behind), and
+ * within a minute in tenants whose SQLite file is closed (see createLastUseRecorder).
+ */
 const LAST_USE_FLUSH_MS = 1000;
+const LAST_USE_CLOSED_TENANT_DELAY_MS = 60_000;
 /**
  * The change feed is read this often; remembered token rows are used only while the last read
  * began less than AUTH_FEED_TRUST_MS ago, so a revocation takes effect everywhere within that.
@@ -103,6 +107,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   const lastUse = createLastUseRecorder({
     flushIntervalMs: LAST_USE_FLUSH_MS,
+    isOpen: (tenant) => storage.isTenantOpen(tenant),
+    closedDelayMs: LAST_USE_CLOSED_TENANT_DELAY_MS,
     onError: (err) => app.log.warn({ err }, 'could not record token use'),
   });
   const verifier = createTokenVerifier({ isCurrent: () => authChanges.isCurrent() });

@@ -105,6 +105,7 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
     dialect: 'postgres',
     registry,
     tenantDb,
+    isTenantOpen: () => true,
     provisionTenant: migrateTenant,
     migrateTenant,
     syncIdSequences: async (slug, tables) => {

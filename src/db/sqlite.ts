@@ -74,6 +74,11 @@ export class SqliteFile implements SqliteDatabase {
     public createIfMissing = false,
   ) {}
 
+  /** Open and staying open (not waiting to close once a transaction ends). */
+  get isOpen(): boolean {
+    return this.connection !== null && !this.closeWhenReleased;
+  }
+
   /** The open connection, opening the file first when needed. Synchronous. */
   private open(): OpenConnection {
     this.usedSinceSweep = true;
@@ -266,6 +271,7 @@ export function createSqliteStorage({ dataDir, tenantCacheSize, idleSweepMs = ID
     dialect: 'sqlite',
     registry,
     tenantDb: (slug) => tenantFile(slug).db,
+    isTenantOpen: (slug) => tenants.get(slug)?.file.isOpen ?? false,
     provisionTenant: migrateTenant,
     migrateTenant,
     // AUTOINCREMENT already continues after the largest id ever inserted.

@@ -10,6 +10,12 @@ export interface Storage {
   readonly registry: Kysely<RegistryDatabase>;
   /** The handle for a tenant that exists in the registry; cheap to call on every request. */
   tenantDb(slug: string): Kysely<TenantDatabase>;
+  /**
+   * Whether a write to the tenant costs no more than the write itself: always on PostgreSQL (one
+   * shared pool); on SQLite, while the tenant's file is open. Writes that may wait (last_used_at)
+   * wait for it, for a while.
+   */
+  isTenantOpen(slug: string): boolean;
   /** Creates the tenant's database (file or schema) and migrates it to the latest version. */
   provisionTenant(slug: string): Promise<void>;
   migrateRegistry(): Promise<void>;

@@ -50,6 +50,9 @@ describe('SQLite storage', () => {
     // Each open database holds its file, its WAL and its shared-memory index: two tenants' worth at most.
     expect(open).toBeGreaterThan(0);
     expect(open).toBeLessThanOrEqual(2 * 3);
+    // The two used last are the open ones (last_used_at writes wait for that, see last-use.ts).
+    expect(slugs.filter((slug) => storage.isTenantOpen(slug))).toEqual(['t5', 't6']);
+    expect(storage.isTenantOpen('unknown')).toBe(false);
   });
 
   it('lets a transaction finish on a tenant pushed out of the open set meanwhile', async () => {
@@ -63,6 +66,8 @@ describe('SQLite storage', () => {
       // Other tenants push t1 out of the open set while its transaction is under way.
       await findUserByUsername(storage.tenantDb('t2'), 'nobody');
       await findUserByUsername(storage.tenantDb('t3'), 'nobody');
+      // Still open for the transaction, but about to close: not open for writes that can wait.
+      expect(storage.isTenantOpen('t1')).toBe(false);
       await sleep(10);
       await createUser(trx, { ...base, username: 'second', email: 'second@example.com' });
     });

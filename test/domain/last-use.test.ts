@@ -3,6 +3,7 @@ import { issueToken } from '../../src/domain/access-tokens.js';
 import { createLastUseRecorder } from '../../src/domain/last-use.js';
 import { toApiTimestampOrNull } from '../../src/domain/time.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 describe('last-use recorder', () => {
   let t: TestApp;
@@ -35,5 +36,33 @@ describe('last-use recorder', () => {
     await recorder.stop();
     expect(await lastUsed()).toEqual(['2026-11-21T10:00:00.000000Z', '2026-11-21T10:01:30.000000Z', '2026-11-21T10:00:00.000000Z']);
     expect(errors).toEqual([]);
+  });
+
+  it('writes uses in an open tenant with the next batch, and in a closed one only after the delay', async () => {
+    const user = await t.addUser('demo');
+    const db = t.storage.tenantDb('demo');
+    const token = await issueToken(db, user.id, { tokenPrefix: '' });
+    let open = false;
+    const recorder = createLastUseRecorder({ flushIntervalMs: 50, isOpen: () => open, closedDelayMs: 600, onError: (err) => { throw err; } });
+    const lastUsed = async () =>
+      toApiTimestampOrNull((await db.selectFrom('personal_access_tokens').select('last_used_at').executeTakeFirstOrThrow()).last_used_at);
+    try {
+      const started = Date.now();
+      recorder.record('demo', db, token.accessToken.id, new Date('2026-11-21T10:00:00.000Z'));
+      await sleep(300); // six batches: the tenant is closed, the use waits
+      expect(await lastUsed()).toBeNull();
+      await waitFor(async () => (await lastUsed()) !== null, 3000, 20);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(550);
+      expect(await lastUsed()).toBe('2026-11-21T10:00:00.000000Z');
+
+      // The tenant is open now: the next use goes with the next batch.
+      open = true;
+      const openedAt = Date.now();
+      recorder.record('demo', db, token.accessToken.id, new Date('2026-11-21T10:05:00.000Z'));
+      await waitFor(async () => (await lastUsed()) === '2026-11-21T10:05:00.000000Z', 3000, 20);
+      expect(Date.now() - openedAt).toBeLessThan(500);
+    } finally {
+      await recorder.stop();
+    }
   });
 });
