@@ -96,13 +96,22 @@ export function createTokenVerifier({ isCurrent, maxAgeMs = TOKEN_ROW_MAX_AGE_MS
   });
   const ownerOf = (cacheKey: string, entry: CachedToken) => userKey(cacheKey.slice(0, cacheKey.indexOf('\u0000')), entry.user.id);
 
+  // Errors of the reads themselves (storage away: 503). Any other error from the cache means it
+  // gave up on a read (see verify).
+  const readFailures = new WeakSet<object>();
+
   const cache = new LRUCache<string, CachedToken, LookupContext>({
     max: maxEntries,
     ttl: maxAgeMs,
     // Concurrent requests with one token share one query.
     fetchMethod: async (_cacheKey, _stale, { context }) => {
-      const found = await findTokenWithUser(context.db, context.tokenId);
-      return found && toCachedToken(found);
+      try {
+        const found = await findTokenWithUser(context.db, context.tokenId);
+        return found && toCachedToken(found);
+      } catch (error) {
+        if (typeof error === 'object' && error !== null) readFailures.add(error);
+        throw error;
+      }
     },
     // Each remembered token is listed under its owner while (and only while) it is in the cache,
     // so a change to the user forgets exactly the tokens that are there.
@@ -142,14 +151,14 @@ export function createTokenVerifier({ isCurrent, maxAgeMs = TOKEN_ROW_MAX_AGE_MS
     async verify(tenant, db, bearer, now) {
       const cacheKey = key(tenant, bearer.id);
       const generation = generationOf(tenant);
-      const status: LRUCache.Status<string, CachedToken, LookupContext> = {};
       let entry: CachedToken | undefined;
       try {
-        entry = await cache.fetch(cacheKey, { context: { db, tokenId: bearer.id }, forceRefresh: !isCurrent(), status });
+        entry = await cache.fetch(cacheKey, { context: { db, tokenId: bearer.id }, forceRefresh: !isCurrent() });
       } catch (error) {
         // forget() or forgetAll() removed the token while it was being read, and the cache gives
-        // up on such a read. The request still gets its answer: from a read after the change.
-        if (!status.fetchAborted) throw error;
+        // up on such a read with an error of its own, for the request that started it and for
+        // every one that joined it. They still get their answer: from a read after the change.
+        if (typeof error !== 'object' || error === null || readFailures.has(error)) throw error;
         const found = await findTokenWithUser(db, bearer.id);
         return check(found && toCachedToken(found), bearer, now);
       }

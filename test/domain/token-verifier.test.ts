@@ -123,6 +123,25 @@ describe('token verifier', () => {
     expect(await verifier.verify('demo', db, otherBearer, Date.now())).toBeNull();
   });
 
+  it('answers every request that shared an overtaken read, not only the one that started it', async () => {
+    const { user, db, bearer } = await setup();
+    const verifier = createTokenVerifier(current);
+    // Concurrent requests with one token share one read; forget() and forgetAll() abandon it.
+    for (const change of [() => verifier.forget({ tenant: 'demo', userId: null, tokenId: bearer.id }), () => verifier.forgetAll()]) {
+      const sharing = Array.from({ length: 5 }, () => verifier.verify('demo', db, bearer, Date.now()));
+      change();
+      const answers = await Promise.all(sharing);
+      expect(answers.map((answer) => answer?.user.id)).toEqual(Array(5).fill(user.id));
+    }
+
+    // A read that fails on its own (storage away) fails every request that shared it, as it is.
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const unreachable = new Proxy({}, { get: () => { throw refused; } }) as unknown as typeof db;
+    const failing = Array.from({ length: 3 }, () => verifier.verify('demo', unreachable, bearer, Date.now()));
+    const outcomes = await Promise.allSettled(failing);
+    expect(outcomes.map((outcome) => outcome.status === 'rejected' && outcome.reason)).toEqual(Array(3).fill(refused));
+  });
+
   it('checks the secret on every request, cached or not, and keeps tenants apart', async () => {
     const { db, bearer } = await setup();
     const verifier = createTokenVerifier(current);
