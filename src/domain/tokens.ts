@@ -45,7 +45,6 @@ export function parseBearerHeader(header: string | undefined): BearerToken | nul
   return { id, secret: match[2] as string };
 }
 
-/** Compares two sha256 hex digests in constant time, so timing tells nothing about the stored hash. */
 /** A stored hash as the bytes tokenSecretMatches compares (its hex text; kept per token row). */
 export const storedTokenDigest = (storedHex: string): Buffer => Buffer.from(storedHex, 'latin1');
 
