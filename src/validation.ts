@@ -1,4 +1,4 @@
-import type { TSchema } from 'typebox';
+import Type, { type TSchema, type TStringOptions } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Settings } from 'typebox/system';
 import type { FieldErrors } from './errors.js';
@@ -56,6 +56,8 @@ function messageFor(field: string, error: SchemaError): string {
       if (params.format === 'email') return `The ${name} field must be a valid email address.`;
       if (params.format === 'date-time') return `The ${name} field must be a valid date.`;
       return `The ${name} field format is invalid.`;
+    case 'pattern':
+      return `The ${name} field format is invalid.`;
     case 'enum':
     case 'const':
       return `The selected ${name} is invalid.`;
@@ -65,6 +67,16 @@ function messageFor(field: string, error: SchemaError): string {
       return `The ${name} field is invalid.`;
   }
 }
+
+/**
+ * U+0000 never reaches storage: PostgreSQL's text cannot hold it (SQLite's can), so every text
+ * that is stored refuses it ("format is invalid"), on every storage alike.
+ */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+export const containsNul = (value: string): boolean => value.includes('\u0000');
+
+/** A string that is stored as text: refuses U+0000 (see NO_NUL_PATTERN). */
+export const StoredText = (options: TStringOptions = {}) => Type.String({ pattern: NO_NUL_PATTERN, ...options });
 
 /** Lower is more telling: a missing field beats a wrong type beats a wrong length. */
 const PRIORITY: Record<string, number> = { required: 0, type: 1 };

@@ -5,12 +5,12 @@ import { deleteTokenOfUser, deleteTokensOfUser, listTokensOfUser } from '../db/t
 import { ABILITIES } from '../domain/abilities.js';
 import { issueToken, toTokenListItem } from '../domain/access-tokens.js';
 import { pruneExpiredTokens } from '../domain/token-maintenance.js';
-import { compileObjectValidator } from '../validation.js';
+import { compileObjectValidator, StoredText } from '../validation.js';
 import { CliError, requireUser, tenantDatabase, withStorage } from './context.js';
 
 const validateNewToken = compileObjectValidator<{ name: string; abilities: string[]; expires_at?: string }>(
   Type.Object({
-    name: Type.String({ minLength: 1, maxLength: 255 }),
+    name: StoredText({ minLength: 1, maxLength: 255 }),
     abilities: Type.Array(Type.Union(ABILITIES.map((ability) => Type.Literal(ability))), { minItems: 1 }),
     expires_at: Type.Optional(Type.String({ format: 'date-time' })),
   }),

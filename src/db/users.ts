@@ -1,5 +1,6 @@
 import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { TenantDatabase, UsersTable } from './types.js';
+import { containsNul } from '../validation.js';
 
 export type UserRow = Selectable<UsersTable>;
 /** A user as the token lookup reads it: the password hash never leaves the database on that path. */
@@ -23,7 +24,10 @@ function lowerColumn(db: TenantDb, column: 'username' | 'email') {
     : sql<string>`lower(${sql.ref(column)})`;
 }
 
+// A name or address with U+0000 was never stored (see StoredText), and PostgreSQL cannot even
+// compare one: no query, no user.
 export function findUserByUsername(db: TenantDb, username: string): Promise<UserRow | undefined> {
+  if (containsNul(username)) return Promise.resolve(undefined);
   return db
     .selectFrom('users')
     .selectAll()
@@ -32,6 +36,7 @@ export function findUserByUsername(db: TenantDb, username: string): Promise<User
 }
 
 export function findUserByEmail(db: TenantDb, email: string): Promise<UserRow | undefined> {
+  if (containsNul(email)) return Promise.resolve(undefined);
   return db.selectFrom('users').selectAll().where(lowerColumn(db, 'email'), '=', lowerAscii(email)).executeTakeFirst();
 }
 

@@ -3,19 +3,19 @@ import type { Kysely } from 'kysely';
 import type { TenantDatabase } from '../db/types.js';
 import { findUserByEmail, findUserByUsername, insertUser, type SessionUser, type UserRow } from '../db/users.js';
 import type { FieldErrors } from '../errors.js';
-import { compileObjectValidator } from '../validation.js';
+import { compileObjectValidator, StoredText } from '../validation.js';
 import { hashPassword } from './passwords.js';
 import { toApiTimestamp, toDbTimestamp } from './time.js';
 
-const text = (maxLength = 255) => Type.String({ maxLength });
+const text = (maxLength = 255) => StoredText({ maxLength });
 const optionalText = () => Type.Optional(Type.Union([text(), Type.Null()]));
 const optionalId = () => Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), Type.Null()]));
 
 /** The profile fields a user has besides id, username, password and timestamps. */
 export const ProfileFields = {
-  email: Type.String({ format: 'email', maxLength: 255 }),
-  firstname: Type.String({ minLength: 1, maxLength: 255 }),
-  lastname: Type.String({ minLength: 1, maxLength: 255 }),
+  email: StoredText({ format: 'email', maxLength: 255 }),
+  firstname: StoredText({ minLength: 1, maxLength: 255 }),
+  lastname: StoredText({ minLength: 1, maxLength: 255 }),
   gender_id: optionalId(),
   type_id: optionalId(),
   phonenumber: optionalText(),
@@ -29,7 +29,8 @@ export const ProfileFields = {
 };
 
 export const NewUserSchema = Type.Object({
-  username: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\s|]+$' }),
+  // No whitespace, no '|' (the token separator), no U+0000 (see StoredText).
+  username: StoredText({ minLength: 1, maxLength: 255, pattern: '^[^\\s|\\u0000]+$' }),
   ...ProfileFields,
   password: Type.String({ minLength: 8, maxLength: 1024 }),
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateNewUser } from '../../src/domain/users.js';
 import { buildTestApp, hostOf, PASSWORD, type TestApp } from '../helpers/app.js';
 
 /**
@@ -134,6 +135,23 @@ describe('hostile input', () => {
       }),
       { numRuns: RUNS },
     );
+  });
+
+  it('U+0000 in text: refused where it would be stored, no user where it is looked up (PostgreSQL cannot hold it)', async () => {
+    const headers = { host: hostOf('acme'), 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` };
+    const refused = async (method: string, url: string, field: string, value: string) => {
+      const answer = await send(method, url, headers, JSON.stringify({ [field]: value }));
+      expect(answer.statusCode, `${method} ${url} ${field}`).toBe(422);
+      expect(JSON.parse(answer.body).errors).toEqual({ [field]: [`The ${field.replace(/_/g, ' ')} field format is invalid.`] });
+    };
+    await refused('POST', '/api/tokens', 'name', 'phone\u0000app');
+    for (const field of ['firstname', 'lastname', 'phonenumber', 'street', 'city']) await refused('PATCH', '/api/user', field, '\u0000');
+    const login = await send('POST', '/api/login', { host: hostOf('acme'), 'content-type': 'application/json', accept: 'application/json' }, JSON.stringify({ username: 'alice\u0000', password: PASSWORD }));
+    expect(login.statusCode).toBe(401);
+    expect(validateNewUser({ username: 'bob\u0000', email: 'bob@example.com', firstname: 'Bob', lastname: 'B', password: PASSWORD })).toEqual({
+      ok: false,
+      fieldErrors: { username: ['The username field format is invalid.'] },
+    });
   });
 
   it('Authorization headers of every malformed shape', async () => {

@@ -3,11 +3,12 @@ import Type, { type Static } from 'typebox';
 import { ABILITIES, abilitiesBeyond } from '../../domain/abilities.js';
 import { issueToken } from '../../domain/access-tokens.js';
 import { validationFailed } from '../../errors.js';
+import { StoredText } from '../../validation.js';
 import { callerOf } from '../../plugins/auth.js';
 import { Envelope, NewTokenSchema } from '../schemas.js';
 
 const CreateTokenBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: StoredText({ minLength: 1, maxLength: 255 }),
   abilities: Type.Optional(
     Type.Array(Type.Union(ABILITIES.map((ability) => Type.Literal(ability))), { minItems: 1, maxItems: ABILITIES.length }),
   ),
