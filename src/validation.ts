@@ -72,7 +72,7 @@ function messageFor(field: string, error: SchemaError): string {
  * U+0000 never reaches storage: PostgreSQL's text cannot hold it (SQLite's can), so every text
  * that is stored refuses it ("format is invalid"), on every storage alike.
  */
-export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+const NO_NUL_PATTERN = '^[^\\u0000]*$';
 export const containsNul = (value: string): boolean => value.includes('\u0000');
 
 /** A string that is stored as text: refuses U+0000 (see NO_NUL_PATTERN). */
