@@ -3,11 +3,11 @@
 // with a login token. Users share one precomputed password hash, so setting up 20,000 of them
 // takes seconds, not hours.
 import { loadConfig } from '../dist/config.js';
-import { openStorage } from '../dist/bootstrap.js';
-import { createTenant } from '../dist/domain/tenant-admin.js';
-import { hashPassword } from '../dist/domain/passwords.js';
-import { issueToken } from '../dist/domain/access-tokens.js';
-import { toDbTimestamp } from '../dist/domain/time.js';
+import { openStorage } from '../dist/server/first-start.js';
+import { createTenant } from '../dist/modules/tenants/rules.js';
+import { hashPassword } from '../dist/modules/auth/passwords.js';
+import { issueToken } from '../dist/modules/tokens/rules.js';
+import { toDbTimestamp } from '../dist/lib/time.js';
 
 export const PASSWORD = 'bench password 123';
 

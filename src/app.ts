@@ -3,38 +3,31 @@ import { createRequire } from 'node:module';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { openCacheChangeFeed } from './db/invalidation/feed.js';
 import type { Storage } from './db/storage.js';
-import { openAuthChangeFeed } from './domain/auth-changes.js';
-import { createLastUseRecorder } from './domain/last-use.js';
-import { watchMaintenance } from './domain/maintenance.js';
-import { createTenantDirectory, type TenantDirectory } from './domain/tenant-directory.js';
-import { createTokenVerifier } from './domain/token-verifier.js';
-import { createLogger, lazyRequestLogger } from './logger.js';
-import authPlugin, { enforceRequirement } from './plugins/auth.js';
-import batchedAnswers from './plugins/batched-answers.js';
-import errorHandler from './plugins/error-handler.js';
-import jsonBody from './plugins/json-body.js';
-import maintenancePlugin from './plugins/maintenance.js';
-import openapi from './plugins/openapi.js';
-import rateLimitPlugin from './plugins/rate-limit.js';
-import requestLog, { RequestLogController, requestIdFor } from './plugins/request-log.js';
-import security from './plugins/security.js';
-import tenantPlugin, { requireKnownTenant } from './plugins/tenant.js';
-import { createRateLimits, type RateLimits } from './rate-limit/limiter.js';
-import loginRoutes from './routes/auth/login.js';
-import logoutRoute from './routes/auth/logout.js';
-import healthRoutes from './routes/system/health.js';
-import createTokenRoute from './routes/tokens/create-token.js';
-import listTokensRoute from './routes/tokens/list-tokens.js';
-import revokeTokensRoutes from './routes/tokens/revoke-tokens.js';
-import changePasswordRoute from './routes/user/change-password.js';
-import getUserRoute from './routes/user/get-user.js';
-import updateUserRoute from './routes/user/update-user.js';
+import authPlugin, { enforceRequirement } from './http/auth.js';
+import batchedAnswers from './http/batched-answers.js';
+import errorHandler from './http/error-handler.js';
+import healthRoutes from './http/health.js';
+import jsonBody from './http/json-body.js';
+import openapi from './http/openapi.js';
+import { createRateLimits, type RateLimits } from './http/rate-limit/limiter.js';
+import rateLimitPlugin from './http/rate-limit/plugin.js';
+import requestLog, { RequestLogController, requestIdFor } from './http/request-log.js';
+import security from './http/security.js';
+import tenantPlugin, { requireKnownTenant, type TenantLookup } from './http/tenant.js';
+import { createLogger, lazyRequestLogger } from './lib/logger.js';
+import authRoutes from './modules/auth/routes.js';
+import maintenance from './modules/maintenance/plugin.js';
+import { createTenantDirectory } from './modules/tenants/directory.js';
+import { createTokenAuthenticator } from './modules/tokens/authenticator.js';
+import { createLastUseRecorder } from './modules/tokens/last-use.js';
+import tokenRoutes from './modules/tokens/routes.js';
+import { createTokenVerifier } from './modules/tokens/verifier.js';
+import userRoutes from './modules/users/routes.js';
 
 const { version: SERVICE_VERSION } = createRequire(import.meta.url)('../package.json') as { version: string };
 const REDIS_CONNECT_WAIT_MS = 2000;
-/** Every instance sees `groupadmin down` / `up` within this time. */
-const MAINTENANCE_POLL_MS = 500;
 /**
  * Token uses are written in batches this often (last_used_at is at most this much behind), and
  * within a minute in tenants whose SQLite file is closed (see createLastUseRecorder).
@@ -42,16 +35,17 @@ const MAINTENANCE_POLL_MS = 500;
 const LAST_USE_FLUSH_MS = 1000;
 const LAST_USE_CLOSED_TENANT_DELAY_MS = 60_000;
 /**
- * The change feed is read this often; remembered token rows are used only while the last read
- * began less than AUTH_FEED_TRUST_MS ago, so a revocation takes effect everywhere within that.
+ * The feed of cache changes is read this often; remembered token rows are used only while the
+ * last read began less than CHANGE_FEED_TRUST_MS ago, so a change made on another instance takes
+ * effect everywhere within that (changes made here take effect here at once).
  */
-const AUTH_FEED_READ_MS = 250;
-const AUTH_FEED_TRUST_MS = 750;
+const CHANGE_FEED_READ_MS = 250;
+const CHANGE_FEED_TRUST_MS = 750;
 
 export interface AppDeps {
   /** Storage the caller owns (opened and migrated); the app never closes it. */
   storage: Storage;
-  directory?: TenantDirectory;
+  directory?: TenantLookup;
   /** Where log lines go; pino's default is standard output. */
   logger?: FastifyServerOptions['loggerInstance'];
   now?: () => Date;
@@ -101,27 +95,25 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const directory = deps.directory ?? createTenantDirectory(storage);
   const rateLimits = deps.rateLimits ?? (await createConfiguredRateLimits(app, config, deps.localRateLimitStore ?? 'memory'));
-  const maintenance = await watchMaintenance(storage, {
-    intervalMs: MAINTENANCE_POLL_MS,
-    onError: (err) => app.log.warn({ err }, 'could not read the maintenance flag; keeping the last known state'),
-  });
   const lastUse = createLastUseRecorder({
     flushIntervalMs: LAST_USE_FLUSH_MS,
     isOpen: (tenant) => storage.isTenantOpen(tenant),
     closedDelayMs: LAST_USE_CLOSED_TENANT_DELAY_MS,
     onError: (err) => app.log.warn({ err }, 'could not record token use'),
   });
-  const verifier = createTokenVerifier({ isCurrent: () => authChanges.isCurrent() });
-  const authChanges = await openAuthChangeFeed(storage, {
-    intervalMs: AUTH_FEED_READ_MS,
-    trustMs: AUTH_FEED_TRUST_MS,
+  const verifier = createTokenVerifier({ storage, isCurrent: () => changeFeed.isCurrent() });
+  // What this process changes, it forgets at once; what others change arrives through the feed.
+  const unsubscribe = storage.invalidations.subscribe((change) => verifier.forget(change));
+  const changeFeed = await openCacheChangeFeed(storage, {
+    intervalMs: CHANGE_FEED_READ_MS,
+    trustMs: CHANGE_FEED_TRUST_MS,
     onChange: (change) => verifier.forget(change),
     onReset: () => verifier.forgetAll(),
-    onError: (err) => app.log.warn({ err }, 'could not read or write the token change feed; reading tokens from the database meanwhile'),
+    onError: (err) => app.log.warn({ err }, 'could not read or write the feed of cache changes; reading tokens from the database meanwhile'),
   });
   app.addHook('onClose', async () => {
-    maintenance.stop();
-    await authChanges.stop();
+    unsubscribe();
+    await changeFeed.stop();
     await lastUse.stop();
     (app.log as Logger).flush();
   });
@@ -131,27 +123,24 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // The order of these hooks is the order of the checks: maintenance, tenant, token, rate
       // limit, then the unknown-tenant answer (so probing for tenants is counted too) and the
       // route's token requirement, all before the body is read.
-      await api.register(maintenancePlugin, { watcher: maintenance });
+      await api.register(maintenance, { storage });
       await api.register(tenantPlugin, {
         storage,
         directory,
         hostRules: { serviceDomain: config.serviceDomain, defaultTenant: config.defaultTenant },
       });
-      await api.register(authPlugin, { verifier, authChanges, lastUse, ...(deps.now ? { now: deps.now } : {}) });
+      await api.register(authPlugin, {
+        authenticator: createTokenAuthenticator({ verifier, lastUse }),
+        ...(deps.now ? { now: deps.now } : {}),
+      });
       await api.register(rateLimitPlugin, { limits: rateLimits });
       api.addHook('onRequest', admitRequest);
       api.setNotFoundHandler(app.routeNotFound);
+      // One plugin per module: the original interface (login, current user) and its extensions.
       const { tokenPrefix } = config;
-      // The original interface (api.md 4.1, 4.2)...
-      await api.register(loginRoutes, { tokenPrefix });
-      await api.register(getUserRoute);
-      // ...and its extensions: self-service for users and their tokens.
-      await api.register(logoutRoute);
-      await api.register(updateUserRoute);
-      await api.register(changePasswordRoute, { tokenPrefix });
-      await api.register(listTokensRoute);
-      await api.register(createTokenRoute, { tokenPrefix });
-      await api.register(revokeTokensRoutes);
+      await api.register(authRoutes, { tokenPrefix });
+      await api.register(userRoutes, { tokenPrefix });
+      await api.register(tokenRoutes, { tokenPrefix });
     },
     { prefix: '/api' },
   );
@@ -187,7 +176,7 @@ async function createConfiguredRateLimits(app: FastifyInstance, config: Config, 
     },
   };
   if (!config.redisUrl) return createRateLimits(limits);
-  const { createRedisClient, waitUntilReady } = await import('./rate-limit/redis.js');
+  const { createRedisClient, waitUntilReady } = await import('./http/rate-limit/redis.js');
   const redis = createRedisClient(config.redisUrl, app.log);
   // Start with shared counters when Redis is there; when it is not, start anyway and fall back.
   app.addHook('onReady', async () => {

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import Type, { type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import { isValidSlug } from './domain/tenants.js';
+import { isValidSlug } from './lib/tenant-hosts.js';
 
 /**
  * Environment variables as they arrive (strings), with their defaults and limits.

@@ -1,6 +1,7 @@
 /**
- * The one error type of the service. Handlers and plugins throw it; the error handler
- * (plugins/error-handler.ts) is the only place that turns it into a response body.
+ * The one error type of the service, and the catalogue of every error it answers with. Handlers,
+ * plugins and rules throw what a factory below makes; no message text is written at a throw site.
+ * The error handler (http/error-handler.ts) is the only place that turns an ApiError into a body.
  */
 export type ErrorCode =
   | 'route_not_found'
@@ -12,10 +13,15 @@ export type ErrorCode =
   | 'unauthenticated'
   | 'login_failed'
   | 'ability_missing'
+  | 'unauthorized'
   | 'https_required'
   | 'tenant_not_found'
   | 'not_found'
+  | 'conflict'
+  | 'gone'
+  | 'precondition_failed'
   | 'too_many_attempts'
+  | 'csrf_mismatch'
   | 'server_error'
   | 'service_unavailable';
 
@@ -29,10 +35,15 @@ const STATUS: Record<ErrorCode, number> = {
   unauthenticated: 401,
   login_failed: 401,
   ability_missing: 403,
+  unauthorized: 403,
   https_required: 403,
   tenant_not_found: 404,
   not_found: 404,
+  conflict: 409,
+  gone: 410,
+  precondition_failed: 412,
   too_many_attempts: 429,
+  csrf_mismatch: 419,
   server_error: 500,
   service_unavailable: 503,
 };
@@ -61,13 +72,80 @@ export class ApiError extends Error {
   }
 }
 
-export const unauthenticated = (): ApiError => new ApiError('unauthenticated', 'Unauthenticated.');
+/** `api/users/1` as the original's messages name a route. */
+const routeText = (url: string) => (url.split('?')[0] ?? '').replace(/^\/+|\/+$/g, '') || '/';
 
-export function validationFailed(fieldErrors: FieldErrors): ApiError {
-  const messages = Object.values(fieldErrors).flat();
-  const others = messages.length - 1;
-  const suffix = others === 0 ? '' : ` (and ${others} more error${others === 1 ? '' : 's'})`;
-  return new ApiError('validation_failed', `${messages[0] ?? 'The given data was invalid.'}${suffix}`, {
-    fieldErrors,
-  });
-}
+/** The resources a caller may be told do not exist (groups.md section 0: one message each). */
+export type ResourceName =
+  | 'Token'
+  | 'Group'
+  | 'Role type'
+  | 'Person'
+  | 'Membership'
+  | 'Guardian'
+  | 'Event'
+  | 'Participation'
+  | 'Webhook';
+
+/** Storage away and maintenance both answer this (decisions.md section 5). */
+const SERVICE_UNAVAILABLE = 'Service Unavailable';
+
+/** Every error answer of decisions.md section 5 and groups.md section 0, by name. */
+export const errors = {
+  routeNotFound: (url: string) => new ApiError('route_not_found', `The route ${routeText(url)} could not be found.`),
+  methodNotAllowed: (method: string, url: string, allow: string[]) =>
+    new ApiError(
+      'method_not_allowed',
+      `The ${method} method is not supported for route ${routeText(url)}. Supported methods: ${allow.join(', ')}.`,
+      { allow },
+    ),
+  malformedJson: () => new ApiError('malformed_json', 'Malformed JSON body.'),
+  payloadTooLarge: () => new ApiError('payload_too_large', 'Payload Too Large.'),
+  unsupportedMediaType: () =>
+    new ApiError('unsupported_media_type', 'Unsupported Media Type. Send JSON with Content-Type: application/json.'),
+  unauthenticated: () => new ApiError('unauthenticated', 'Unauthenticated.'),
+  loginFailed: () => new ApiError('login_failed', 'Login Fail, pls check password'),
+  abilityMissing: () => new ApiError('ability_missing', 'Invalid ability provided.'),
+  /** The caller sees the resource but their role does not allow the action (groups.md section 0). */
+  unauthorized: () => new ApiError('unauthorized', 'This action is unauthorized.'),
+  httpsRequired: () => new ApiError('https_required', 'HTTPS required.'),
+  tenantNotFound: () => new ApiError('tenant_not_found', 'Tenant not found.'),
+  /** Unknown, or not visible to the caller: the same answer (groups.md section 0). */
+  notFound: (resource: ResourceName) => new ApiError('not_found', `${resource} not found.`),
+  idempotencyKeyInProgress: () => new ApiError('conflict', 'A request with this Idempotency-Key is in progress.'),
+  changeFeedGone: () => new ApiError('gone', 'The change feed no longer reaches back that far.'),
+  changedBySomeoneElse: () => new ApiError('precondition_failed', 'The resource was changed by someone else.'),
+  tooManyAttempts: (retryAfterSeconds: number) =>
+    new ApiError('too_many_attempts', 'Too Many Attempts.', { retryAfterSeconds }),
+  /** The original's answer to a state-changing request that looks like a browser form (see error-handler.ts). */
+  csrfMismatch: () => new ApiError('csrf_mismatch', 'CSRF token mismatch.'),
+  serverError: () => new ApiError('server_error', 'Server Error'),
+  serviceUnavailable: (retryAfterSeconds?: number, message = SERVICE_UNAVAILABLE) =>
+    new ApiError('service_unavailable', message, retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+  /** 422: `message` is the first field message plus " (and N more errors)". */
+  validation(fieldErrors: FieldErrors): ApiError {
+    const messages = Object.values(fieldErrors).flat();
+    const others = messages.length - 1;
+    const suffix = others === 0 ? '' : ` (and ${others} more error${others === 1 ? '' : 's'})`;
+    return new ApiError('validation_failed', `${messages[0] ?? 'The given data was invalid.'}${suffix}`, { fieldErrors });
+  },
+  /** 422 with one message on one field. */
+  invalidField: (field: string, message: string) => errors.validation({ [field]: [message] }),
+} as const;
+
+/** A field's name as Laravel's messages show it: underscores as spaces. */
+export const attribute = (field: string): string => field.replace(/_/g, ' ');
+
+/**
+ * Field messages that are not schema failures (those are worded in lib/validation.ts), in
+ * Laravel's words. Used with errors.validation / errors.invalidField, by the HTTP layer and the CLI.
+ */
+export const fieldMessages = {
+  taken: (field: string) => `The ${attribute(field)} has already been taken.`,
+  prohibited: (field: string) => `The ${attribute(field)} field is prohibited.`,
+  confirmationMismatch: (field: string) => `The ${attribute(field)} field confirmation does not match.`,
+  passwordIncorrect: () => 'The password is incorrect.',
+  dateAfterNow: (field: string) => `The ${attribute(field)} field must be a date after now.`,
+  abilitiesBeyondToken: (beyond: readonly string[]) =>
+    `The abilities field may not grant what this token lacks: ${beyond.join(', ')}.`,
+} as const;

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
-import { start } from './start.js';
+import { start } from './server/start.js';
 
 try {
   await start(loadConfig());

@@ -4,8 +4,9 @@ import { loadConfig, type Config } from '../config.js';
 import { createStorage } from '../db/index.js';
 import type { Storage } from '../db/storage.js';
 import type { TenantDatabase } from '../db/types.js';
-import { findUserByUsername, type UserRow } from '../db/users.js';
-import { requireTenant } from '../domain/tenant-admin.js';
+import { requireTenant } from '../modules/tenants/rules.js';
+import { findUserRecord } from '../modules/users/rules.js';
+import type { ApiUser } from '../modules/users/schemas.js';
 
 /** An expected failure: printed as one line on stderr, exit status 1. */
 export class CliError extends Error {
@@ -31,8 +32,8 @@ export async function tenantDatabase(storage: Storage, slug: string): Promise<Ky
   return storage.tenantDb(slug);
 }
 
-export async function requireUser(db: Kysely<TenantDatabase>, tenant: string, username: string): Promise<UserRow> {
-  const user = await findUserByUsername(db, username);
+export async function requireUser(db: Kysely<TenantDatabase>, tenant: string, username: string): Promise<ApiUser> {
+  const user = await findUserRecord(db, username);
   if (!user) throw new CliError(`user "${username}" not found in tenant "${tenant}"`);
   return user;
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { openSourceDatabase, SourceError } from '../db/source.js';
-import { ImportError, importFromLaravel } from '../domain/laravel-import.js';
+import { openSourceDatabase, SourceError } from '../modules/laravel-import/source.js';
+import { ImportError, importFromLaravel } from '../modules/laravel-import/rules.js';
 import { CliError, tenantDatabase, withStorage } from './context.js';
 
 export function registerImportCommands(program: Command): void {

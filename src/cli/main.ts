@@ -1,10 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import pino from 'pino';
 import { buildApp } from '../app.js';
-import { migrateAll } from '../domain/tenant-admin.js';
+import { migrateAll } from '../modules/tenants/rules.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { TenantError } from '../domain/tenant-admin.js';
-import { start } from '../start.js';
+import { TenantError } from '../modules/tenants/rules.js';
+import { start } from '../server/start.js';
 import { CliError, withStorage } from './context.js';
 import { registerImportCommands } from './import.js';
 import { registerMaintenanceCommands } from './maintenance.js';

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { bringUp, putDown } from '../domain/maintenance.js';
+import { bringUp, putDown } from '../modules/maintenance/rules.js';
 import { withStorage } from './context.js';
 
 const seconds = (value: string): number => {

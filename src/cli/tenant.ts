@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { listTenants } from '../db/tenants.js';
-import { createTenant } from '../domain/tenant-admin.js';
+import { listTenants } from '../modules/tenants/queries.js';
+import { createTenant } from '../modules/tenants/rules.js';
 import { withStorage } from './context.js';
 
 export function registerTenantCommands(program: Command): void {

@@ -1,20 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import Type from 'typebox';
-import { announceAuthChange } from '../domain/auth-changes.js';
-import { deleteTokenOfUser, deleteTokensOfUser, listTokensOfUser } from '../db/tokens.js';
-import { ABILITIES } from '../domain/abilities.js';
-import { issueToken, toTokenListItem } from '../domain/access-tokens.js';
-import { pruneExpiredTokens } from '../domain/token-maintenance.js';
-import { compileObjectValidator, StoredText } from '../validation.js';
+import { ABILITIES, ALL_GRANTED } from '../access/abilities.js';
+import { compileObjectValidator } from '../lib/validation.js';
+import { pruneExpiredTokens } from '../modules/tokens/prune.js';
+import { issueToken, listTokens, newTokenProblems, revokeAllTokens, revokeToken } from '../modules/tokens/rules.js';
+import { NewTokenRequestSchema, type NewTokenRequest } from '../modules/tokens/schemas.js';
 import { CliError, requireUser, tenantDatabase, withStorage } from './context.js';
 
-const validateNewToken = compileObjectValidator<{ name: string; abilities: string[]; expires_at?: string }>(
-  Type.Object({
-    name: StoredText({ minLength: 1, maxLength: 255 }),
-    abilities: Type.Array(Type.Union(ABILITIES.map((ability) => Type.Literal(ability))), { minItems: 1 }),
-    expires_at: Type.Optional(Type.String({ format: 'date-time' })),
-  }),
-);
+const validateNewToken = compileObjectValidator<NewTokenRequest>(NewTokenRequestSchema);
 
 const nonNegativeNumber = (value: string): number => {
   if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('must be a number of hours, 0 or more');
@@ -45,14 +37,12 @@ export function registerTokenCommands(program: Command): void {
         const db = await tenantDatabase(storage, tenant);
         const user = await requireUser(db, tenant, username);
         if (options.all) {
-          const count = await deleteTokensOfUser(db, user.id);
-          await announceAuthChange(storage, { tenant, userId: user.id, tokenId: null });
+          const count = await revokeAllTokens(db, user.id);
           process.stdout.write(`${count} token(s) of "${user.username}" revoked\n`);
           return;
         }
-        const count = await deleteTokenOfUser(db, user.id, options.id!);
-        if (count === 0) throw new CliError(`token ${options.id} of user "${user.username}" not found`);
-        await announceAuthChange(storage, { tenant, userId: null, tokenId: options.id! });
+        const revoked = await revokeToken(db, user.id, options.id!);
+        if (!revoked) throw new CliError(`token ${options.id} of user "${user.username}" not found`);
         process.stdout.write(`token ${options.id} of "${user.username}" revoked\n`);
       });
     });
@@ -64,8 +54,8 @@ export function registerTokenCommands(program: Command): void {
       withStorage(async (storage) => {
         const db = await tenantDatabase(storage, tenant);
         const user = await requireUser(db, tenant, username);
-        const tokens = (await listTokensOfUser(db, user.id)).map((row) => {
-          const { current: _current, ...item } = toTokenListItem(row, null);
+        const tokens = (await listTokens(db, user.id, null)).map((listed) => {
+          const { current: _current, ...item } = listed;
           return item;
         });
         process.stdout.write(`${JSON.stringify(tokens, null, 2)}\n`);
@@ -88,7 +78,9 @@ export function registerTokenCommands(program: Command): void {
         const checked = validateNewToken(input);
         if (!checked.ok) throw new CliError(Object.values(checked.fieldErrors).flat()[0] ?? 'invalid input');
         const expiresAt = input.expires_at === undefined ? null : new Date(input.expires_at);
-        if (expiresAt && expiresAt.getTime() <= Date.now()) throw new CliError('The expires at field must be a date after now.');
+        // An operator may grant any ability; the expiry must still lie ahead.
+        const problems = newTokenProblems(ALL_GRANTED, { abilities: input.abilities, expiresAt });
+        if (problems) throw new CliError(Object.values(problems).flat()[0] ?? 'invalid input');
         const db = await tenantDatabase(storage, tenant);
         const user = await requireUser(db, tenant, username);
         const issued = await issueToken(db, user.id, {

@@ -1,10 +1,9 @@
 import { Option, type Command } from 'commander';
-import { announceAuthChange } from '../domain/auth-changes.js';
-import { activateUser, changePassword, deactivateUser } from '../domain/accounts.js';
-import { generatePassword } from '../domain/passwords.js';
-import { createUser, NewUserSchema, toApiUser, UserConflictError, validateNewUser } from '../domain/users.js';
-import { compileObjectValidator } from '../validation.js';
 import Type from 'typebox';
+import { compileObjectValidator } from '../lib/validation.js';
+import { generatePassword } from '../modules/auth/passwords.js';
+import { activateUser, changePassword, createUser, deactivateUser, UserConflictError } from '../modules/users/rules.js';
+import { NewPassword, validateNewUser } from '../modules/users/schemas.js';
 import { CliError, readPasswordFromStdin, requireUser, tenantDatabase, withStorage } from './context.js';
 
 const TEXT_FIELDS = ['phonenumber', 'phonenumber_mobile', 'street', 'housenumber', 'zip', 'city'] as const;
@@ -27,7 +26,7 @@ function firstMessage(fieldErrors: Record<string, string[]>): string {
 }
 
 const validatePassword = compileObjectValidator<{ password: string }>(
-  Type.Object({ password: NewUserSchema.properties.password }),
+  Type.Object({ password: NewPassword }),
 );
 
 function choosePassword(fromStdin: boolean): { password: string; generated: boolean } {
@@ -72,8 +71,8 @@ export function registerUserCommands(program: Command): void {
       if (!checked.ok) throw new CliError(firstMessage(checked.fieldErrors));
       const db = await tenantDatabase(storage, tenant);
       try {
-        const row = await createUser(db, checked.value);
-        process.stdout.write(`${JSON.stringify(toApiUser(row), null, 2)}\n`);
+        const created = await createUser(db, checked.value);
+        process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
         reportGenerated(password, generated);
       } catch (err) {
         if (err instanceof UserConflictError) throw new CliError(firstMessage(err.fieldErrors));
@@ -92,7 +91,6 @@ export function registerUserCommands(program: Command): void {
         const db = await tenantDatabase(storage, tenant);
         const row = await requireUser(db, tenant, username);
         const revoked = await changePassword(db, row.id, password);
-        await announceAuthChange(storage, { tenant, userId: row.id, tokenId: null });
         process.stdout.write(`password of "${row.username}" changed; ${revoked} token(s) revoked\n`);
         reportGenerated(password, generated);
       }),
@@ -106,7 +104,6 @@ export function registerUserCommands(program: Command): void {
         const db = await tenantDatabase(storage, tenant);
         const row = await requireUser(db, tenant, username);
         const revoked = await deactivateUser(db, row.id);
-        await announceAuthChange(storage, { tenant, userId: row.id, tokenId: null });
         process.stdout.write(`user "${row.username}" deactivated; ${revoked} token(s) revoked\n`);
       }),
     );
@@ -119,7 +116,6 @@ export function registerUserCommands(program: Command): void {
         const db = await tenantDatabase(storage, tenant);
         const row = await requireUser(db, tenant, username);
         await activateUser(db, row.id);
-        await announceAuthChange(storage, { tenant, userId: row.id, tokenId: null });
         process.stdout.write(`user "${row.username}" activated\n`);
       }),
     );

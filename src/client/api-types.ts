@@ -279,6 +279,168 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            message: string;
+                            data: Record<string, never>;
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown, revoked or expired token */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            message: "Unauthenticated.";
+                        };
+                    };
+                };
+                /** @description Tenant not found (unknown host), or the resource does not exist */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+                419: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            message: "Too Many Attempts.";
+                            retry_after: number;
+                        };
+                    };
+                };
+                /** @description Server Error (details only in the log) */
+                500: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user": {
         parameters: {
             query?: never;
@@ -310,6 +472,7 @@ export interface paths {
                         "application/json": {
                             id: number;
                             username: string;
+                            /** Format: email */
                             email: string;
                             firstname: string;
                             lastname: string;
@@ -497,6 +660,7 @@ export interface paths {
                         "application/json": {
                             id: number;
                             username: string;
+                            /** Format: email */
                             email: string;
                             firstname: string;
                             lastname: string;
@@ -736,168 +900,6 @@ export interface paths {
                 };
             };
         };
-        trace?: never;
-    };
-    "/logout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            message: string;
-                            data: Record<string, never>;
-                        };
-                    };
-                };
-                /** @description Missing, malformed, unknown, revoked or expired token */
-                401: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Unauthenticated.";
-                        };
-                    };
-                };
-                /** @description Tenant not found (unknown host), or the resource does not exist */
-                404: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
-                419: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Too Many Attempts.";
-                            retry_after: number;
-                        };
-                    };
-                };
-                /** @description Server Error (details only in the log) */
-                500: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
-                503: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/user/password": {
@@ -1232,7 +1234,9 @@ export interface paths {
                                     abilities: string[];
                                     last_used_at: string | null;
                                     expires_at: string | null;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
                                     created_at: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
                                     updated_at: string;
                                     /** @description true for the token this request was made with */
                                     current: boolean;
@@ -1827,7 +1831,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Revoked */
+                /** @description No content */
                 204: {
                     headers: {
                         /** @description Requests allowed in the window */

@@ -1,7 +1,20 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql, type DatabaseIntrospector, type DatabaseMetadataOptions, type TableMetadata } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  PostgresQueryCompiler,
+  sql,
+  type DatabaseIntrospector,
+  type DatabaseMetadataOptions,
+  type Driver,
+  type PostgresDialectConfig,
+  type QueryCompiler,
+  type TableMetadata,
+} from 'kysely';
 import { LRUCache } from 'lru-cache';
+import { createInvalidationRelay } from './invalidation/relay.js';
+import { WriteWatchingDriver } from './invalidation/watched-driver.js';
 import { registryMigrations, tenantMigrations } from './migrations/index.js';
 import { migrateToLatest, type Storage } from './storage.js';
 import type { RegistryDatabase, TenantDatabase } from './types.js';
@@ -58,6 +71,31 @@ class MigrationDialect extends PostgresDialect {
   }
 }
 
+/** Kysely's query compiler keeps no state between compilations: one serves every tenant. */
+const sharedQueryCompiler = new PostgresQueryCompiler();
+
+/**
+ * A tenant's dialect: the shared pool, and a driver that relays the tenant's outbox of cache
+ * changes after every write (db/invalidation). A Kysely instance per tenant costs a few small
+ * objects; the pool and the compiler are shared.
+ */
+class TenantDialect extends PostgresDialect {
+  constructor(
+    config: PostgresDialectConfig,
+    private readonly afterWrites: () => Promise<void>,
+  ) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    return new WriteWatchingDriver(super.createDriver(), this.afterWrites);
+  }
+
+  override createQueryCompiler(): QueryCompiler {
+    return sharedQueryCompiler;
+  }
+}
+
 export interface PostgresStorageOptions {
   databaseUrl: string;
   poolSize?: number;
@@ -89,11 +127,14 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
   const tenantDb = (slug: string) => {
     let db = handles.get(slug);
     if (!db) {
-      db = root.withSchema(tenantSchema(slug)) as unknown as Kysely<TenantDatabase>;
+      // Never destroyed: destroying it would end the shared pool (root.destroy() does that).
+      const own = new Kysely<unknown>({ dialect: new TenantDialect({ pool }, () => invalidations.relay(slug)) });
+      db = own.withSchema(tenantSchema(slug)) as unknown as Kysely<TenantDatabase>;
       handles.set(slug, db);
     }
     return db;
   };
+  const invalidations = createInvalidationRelay({ registry, dialect: 'postgres', tenantDb });
 
   const migrateTenant = async (slug: string) => {
     const schema = tenantSchema(slug);
@@ -106,6 +147,9 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
     registry,
     tenantDb,
     isTenantOpen: () => true,
+    // pg answers through promises only.
+    readNow: () => null,
+    invalidations,
     provisionTenant: migrateTenant,
     migrateTenant,
     syncIdSequences: async (slug, tables) => {

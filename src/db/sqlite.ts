@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, SqliteDriver, SqliteQueryCompiler, type DatabaseConnection, type QueryCompiler, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, SqliteDialect, SqliteDriver, SqliteQueryCompiler, type DatabaseConnection, type Driver, type QueryCompiler, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import { createInvalidationRelay } from './invalidation/relay.js';
+import { WriteWatchingDriver } from './invalidation/watched-driver.js';
 import { registryMigrations, tenantMigrations } from './migrations/index.js';
 import { migrateToLatest, type Storage } from './storage.js';
 import type { RegistryDatabase, TenantDatabase } from './types.js';
@@ -102,7 +104,7 @@ export class SqliteFile implements SqliteDatabase {
     return this.open().prepare(sql) as unknown as SqliteStatement;
   }
 
-  /** Runs a statement synchronously (the token lookup on the hot path skips Kysely's promises). */
+  /** A prepared statement to run synchronously (storage.readNow: the hot path skips Kysely's promises). */
   prepareNow(sql: string): BetterSqlite3.Statement {
     return this.open().prepare(sql);
   }
@@ -174,12 +176,18 @@ class SqliteFileDriver extends SqliteDriver {
 const sharedQueryCompiler = new SqliteQueryCompiler();
 
 class SqliteFileDialect extends SqliteDialect {
-  constructor(private readonly file: SqliteFile) {
+  constructor(
+    private readonly file: SqliteFile,
+    /** For tenant files: relays the outbox after every write (db/invalidation). */
+    private readonly afterWrites?: () => Promise<void>,
+  ) {
     super({ database: file });
   }
 
-  override createDriver(): SqliteDriver {
-    return new SqliteFileDriver(this.file);
+  override createDriver(): Driver {
+    const driver = new SqliteFileDriver(this.file);
+    const { afterWrites, file } = this;
+    return afterWrites ? new WriteWatchingDriver(driver, afterWrites, () => !file.createIfMissing) : driver;
   }
 
   override createQueryCompiler(): QueryCompiler {
@@ -187,16 +195,11 @@ class SqliteFileDialect extends SqliteDialect {
   }
 }
 
+/** The file behind each Kysely instance of this storage, for readNow. */
 const filesOfKysely = new WeakMap<object, SqliteFile>();
 
-/**
- * The SQLite file behind a Kysely instance of this storage, or undefined (PostgreSQL).
- * better-sqlite3 answers synchronously, so the hottest query can skip every promise.
- */
-export const sqliteFileOf = (db: object): SqliteFile | undefined => filesOfKysely.get(db);
-
-const kyselyFor = <T>(file: SqliteFile): Kysely<T> => {
-  const db = new Kysely<T>({ dialect: new SqliteFileDialect(file) });
+const kyselyFor = <T>(file: SqliteFile, afterWrites?: () => Promise<void>): Kysely<T> => {
+  const db = new Kysely<T>({ dialect: new SqliteFileDialect(file, afterWrites) });
   filesOfKysely.set(db, file);
   return db;
 };
@@ -248,11 +251,13 @@ export function createSqliteStorage({ dataDir, tenantCacheSize, idleSweepMs = ID
     let tenant = tenants.get(slug);
     if (!tenant) {
       const file = new SqliteFile(join(tenantDir, `${slug}.sqlite`), openSet);
-      tenant = { db: kyselyFor<TenantDatabase>(file), file };
+      tenant = { db: kyselyFor<TenantDatabase>(file, () => invalidations.relay(slug)), file };
       tenants.set(slug, tenant);
     }
     return tenant;
   };
+
+  const invalidations = createInvalidationRelay({ registry, dialect: 'sqlite', tenantDb: (slug) => tenantFile(slug).db });
 
   const migrateTenant = async (slug: string) => {
     // The tenant's own instance: a second connection to the file would keep descriptors open.
@@ -272,6 +277,12 @@ export function createSqliteStorage({ dataDir, tenantCacheSize, idleSweepMs = ID
     registry,
     tenantDb: (slug) => tenantFile(slug).db,
     isTenantOpen: (slug) => tenants.get(slug)?.file.isOpen ?? false,
+    readNow: <R>(db: object, sql: string, parameters: readonly unknown[]) => {
+      const file = filesOfKysely.get(db);
+      if (!file) return null;
+      return { row: file.prepareNow(sql).get(...parameters) as R | undefined };
+    },
+    invalidations,
     provisionTenant: migrateTenant,
     migrateTenant,
     // AUTOINCREMENT already continues after the largest id ever inserted.

@@ -1,5 +1,11 @@
 import { Migrator, type Kysely, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import type { Invalidations } from './invalidation/relay.js';
 import type { RegistryDatabase, TenantDatabase } from './types.js';
+
+/** What readNow found: the first row, if any. */
+export interface ReadNowResult<R> {
+  row: R | undefined;
+}
 
 /**
  * Where the registry and each tenant's tables live. The rest of the service sees only this
@@ -16,6 +22,14 @@ export interface Storage {
    * wait for it, for a while.
    */
   isTenantOpen(slug: string): boolean;
+  /**
+   * Runs a read at once, without a promise, where the storage can (SQLite: better-sqlite3 answers
+   * synchronously), with a statement prepared once per connection; null where it cannot
+   * (PostgreSQL). Only the GET /api/user hot path uses it (modules/tokens/verifier.ts).
+   */
+  readNow<R>(db: Kysely<TenantDatabase>, sql: string, parameters: readonly unknown[]): ReadNowResult<R> | null;
+  /** Changes to cached rows, relayed after every write to a tenant (db/invalidation/relay.ts). */
+  readonly invalidations: Invalidations;
   /** Creates the tenant's database (file or schema) and migrates it to the latest version. */
   provisionTenant(slug: string): Promise<void>;
   migrateRegistry(): Promise<void>;

@@ -43,9 +43,17 @@ export interface PersonalAccessTokensTable {
   updated_at: string;
 }
 
+/** The outbox of cache changes, written by triggers (see db/invalidation/relay.ts). */
+export interface CacheChangesTable {
+  id: Generated<number>;
+  user_id: number | null;
+  token_id: number | null;
+}
+
 export interface TenantDatabase {
   users: UsersTable;
   personal_access_tokens: PersonalAccessTokensTable;
+  cache_changes: CacheChangesTable;
 }
 
 export interface TenantsTable {

@@ -2,9 +2,9 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStorage, REGISTRY_SCHEMA, tenantSchema } from '../../src/db/postgres.js';
 import type { Storage } from '../../src/db/storage.js';
-import { findUserByUsername } from '../../src/db/users.js';
-import { createTenant, migrateAll } from '../../src/domain/tenant-admin.js';
-import { createUser } from '../../src/domain/users.js';
+import { findUserByUsername } from '../../src/modules/users/queries.js';
+import { createTenant, migrateAll } from '../../src/modules/tenants/rules.js';
+import { createUser } from '../../src/modules/users/rules.js';
 import { createTestDatabase, DATABASE_URL } from '../helpers/services.js';
 
 describe('tenantSchema', () => {

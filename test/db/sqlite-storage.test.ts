@@ -5,9 +5,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSqliteStorage } from '../../src/db/sqlite.js';
 import type { Storage } from '../../src/db/storage.js';
-import { createTenant, migrateAll } from '../../src/domain/tenant-admin.js';
-import { createUser } from '../../src/domain/users.js';
-import { findUserByUsername } from '../../src/db/users.js';
+import { createTenant, migrateAll } from '../../src/modules/tenants/rules.js';
+import { createUser } from '../../src/modules/users/rules.js';
+import { findUserByUsername } from '../../src/modules/users/queries.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 /** Files under `dir` this process holds open right now (Linux). */
@@ -121,7 +121,7 @@ describe('SQLite storage', () => {
     await createTenant(storage, 'acme', 'Acme Club');
     expect(readdirSync(join(dataDir, 'tenants'))).toContain('acme.sqlite');
     const tables = await storage.tenantDb('acme').introspection.getTables();
-    expect(tables.map((table) => table.name).sort()).toEqual(['personal_access_tokens', 'users']);
+    expect(tables.map((table) => table.name).sort()).toEqual(['cache_changes', 'personal_access_tokens', 'users']);
     const tenants = await storage.registry.selectFrom('tenants').select(['slug', 'name']).execute();
     expect(tenants).toEqual([{ slug: 'acme', name: 'Acme Club' }]);
     // Migrating again changes nothing.

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/domain/access-tokens.js';
-import { createLastUseRecorder } from '../../src/domain/last-use.js';
-import { toApiTimestampOrNull } from '../../src/domain/time.js';
+import { issueToken } from '../../src/modules/tokens/rules.js';
+import { createLastUseRecorder } from '../../src/modules/tokens/last-use.js';
+import { toApiTimestampOrNull } from '../../src/lib/time.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTenantDirectory } from '../../src/domain/tenant-directory.js';
+import { createTenantDirectory } from '../../src/modules/tenants/directory.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { sleep } from '../helpers/wait.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isValidSlug, normaliseHost, tenantSlugForHost } from '../../src/domain/tenants.js';
+import { isValidSlug, normaliseHost, tenantSlugForHost } from '../../src/lib/tenant-hosts.js';
 
 const rules = { serviceDomain: 'groupadmin.example', defaultTenant: 'demo' };
 

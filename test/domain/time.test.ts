@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toApiTimestamp, toDbTimestamp } from '../../src/domain/time.js';
+import { toApiTimestamp, toDbTimestamp } from '../../src/lib/time.js';
 
 describe('timestamps', () => {
   it('are stored as UTC text with microseconds', () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/domain/access-tokens.js';
-import { pruneExpiredTokens } from '../../src/domain/token-maintenance.js';
+import { issueToken } from '../../src/modules/tokens/rules.js';
+import { pruneExpiredTokens } from '../../src/modules/tokens/prune.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 describe('pruneExpiredTokens', () => {

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/domain/access-tokens.js';
-import { createTokenVerifier } from '../../src/domain/token-verifier.js';
-import { parseBearerHeader } from '../../src/domain/tokens.js';
-import { deleteTokensOfUser } from '../../src/db/tokens.js';
-import { toApiUser } from '../../src/domain/users.js';
+import { issueToken } from '../../src/modules/tokens/rules.js';
+import { createTokenVerifier } from '../../src/modules/tokens/verifier.js';
+import { parseBearerHeader } from '../../src/modules/tokens/secrets.js';
+import { deleteTokensOfUser } from '../../src/modules/tokens/queries.js';
+import { toApiUser } from '../../src/modules/users/schemas.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { sleep } from '../helpers/wait.js';
 
@@ -21,7 +21,12 @@ describe('token verifier', () => {
     return { user, db, bearer: parseBearerHeader(`Bearer ${issued.plainTextToken}`)! };
   };
 
-  const current = { isCurrent: () => true };
+  const current = {
+    isCurrent: () => true,
+    get storage() {
+      return t.storage;
+    },
+  };
 
   it('remembers the user as GET /user shows it, never the password hash', async () => {
     const { user, db, bearer } = await setup();
@@ -58,7 +63,7 @@ describe('token verifier', () => {
   it('reads the database on every request while the change feed is not current', async () => {
     const { user, db, bearer } = await setup();
     let feedCurrent = true;
-    const verifier = createTokenVerifier({ isCurrent: () => feedCurrent });
+    const verifier = createTokenVerifier({ storage: t.storage, isCurrent: () => feedCurrent });
     expect(await verifier.verify('demo', db, bearer, Date.now())).not.toBeNull();
     feedCurrent = false;
     await deleteTokensOfUser(db, user.id);

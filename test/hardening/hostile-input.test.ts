@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateNewUser } from '../../src/domain/users.js';
+import { validateNewUser } from '../../src/modules/users/schemas.js';
 import { buildTestApp, hostOf, PASSWORD, type TestApp } from '../helpers/app.js';
 
 /**

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { deactivateUser } from '../../src/domain/accounts.js';
+import { deactivateUser } from '../../src/modules/users/rules.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD } from '../helpers/app.js';
 
 const median = (values: number[]) => {

@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { checkContract } from './contract.js';
 import { buildApp, type AppDeps } from '../../src/app.js';
-import { openStorage } from '../../src/bootstrap.js';
+import { openStorage } from '../../src/server/first-start.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Storage } from '../../src/db/storage.js';
-import { createTenant } from '../../src/domain/tenant-admin.js';
-import { createUser, type NewUser } from '../../src/domain/users.js';
-import type { UserRow } from '../../src/db/users.js';
+import { createTenant } from '../../src/modules/tenants/rules.js';
+import { createUser } from '../../src/modules/users/rules.js';
+import type { NewUser } from '../../src/modules/users/schemas.js';
+import type { UserRow } from '../../src/modules/users/queries.js';
 import { testServices } from './services.js';
 
 export interface TestApp {
@@ -60,7 +61,8 @@ export async function buildTestApp(
   };
   const addUser = async (tenant: string, fields: Partial<NewUser> = {}) => {
     const username = fields.username ?? 'alice';
-    return createUser(storage.tenantDb(tenant), {
+    const db = storage.tenantDb(tenant);
+    const created = await createUser(db, {
       username,
       email: `${username}@example.com`,
       firstname: 'Alice',
@@ -68,6 +70,8 @@ export async function buildTestApp(
       password: PASSWORD,
       ...fields,
     });
+    // The whole row, password hash included, for tests that look at what is stored.
+    return db.selectFrom('users').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
   };
   const login = async (tenant: string, username: string, password: string) => {
     const response = await app.inject({

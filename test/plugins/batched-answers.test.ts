@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import batchedAnswers from '../../src/plugins/batched-answers.js';
+import batchedAnswers from '../../src/http/batched-answers.js';
 import { http } from '../helpers/processes.js';
 
 describe('answers written in batches', () => {

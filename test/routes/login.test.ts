@@ -1,8 +1,8 @@
 import { hash as bcryptHash } from '@node-rs/bcrypt';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { deactivateUser } from '../../src/domain/accounts.js';
-import { findUserByUsername } from '../../src/db/users.js';
+import { deactivateUser } from '../../src/modules/users/rules.js';
+import { findUserByUsername } from '../../src/modules/users/queries.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../helpers/app.js';
 
 const FAILED_LOGIN = { success: false, message: 'Login Fail, pls check password' };

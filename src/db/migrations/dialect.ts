@@ -16,3 +16,12 @@ export function addIdColumn<T extends string>(db: Kysely<any>, table: CreateTabl
 /** `lower(column)` that lowers ASCII letters only, on both dialects (SQLite's lower() already does). */
 export const lowerAsciiSql = (db: Kysely<any>, column: string): string =>
   isPostgres(db) ? `lower(${column} collate "C")` : `lower(${column})`;
+
+/**
+ * The schema a migration's `db` (Kysely's withSchema) puts its tables in, or undefined (SQLite).
+ * Raw statements that Kysely cannot build (triggers, functions) must name it themselves.
+ */
+export function schemaOf(db: Kysely<any>): string | undefined {
+  const compiled = db.selectFrom('schema_probe').selectAll().compile().sql;
+  return /from "((?:[^"]|"")+)"\."schema_probe"/.exec(compiled)?.[1]?.replace(/""/g, '"');
+}

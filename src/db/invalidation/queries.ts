@@ -1,0 +1,71 @@
+import { sql, type Kysely } from 'kysely';
+import type { RegistryDatabase, TenantDatabase } from '../types.js';
+
+type Registry = Kysely<RegistryDatabase>;
+
+/**
+ * A change to something a cache may hold: a user (userId), a token (tokenId), or, with both null,
+ * anything of the tenant.
+ */
+export interface CacheChange {
+  tenant: string;
+  userId: number | null;
+  tokenId: number | null;
+}
+
+export interface FeedRow {
+  id: number;
+  tenant: string;
+  user_id: number | null;
+  token_id: number | null;
+}
+
+/** Any constant: it names the lock that puts appends to the feed in one line. */
+const FEED_APPEND_LOCK = 7_140_221;
+
+/**
+ * Appends changes to the registry's feed, which every instance reads. Readers follow the feed by
+ * id, so ids must become visible in order: on PostgreSQL two transactions could commit their ids
+ * out of order (a reader would skip the smaller one for good), so appends take a transaction lock
+ * first. SQLite has one writer anyway.
+ */
+export async function appendToFeed(registry: Registry, dialect: 'sqlite' | 'postgres', changes: CacheChange[], at: string): Promise<void> {
+  if (changes.length === 0) return;
+  await registry.transaction().execute(async (trx) => {
+    if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${FEED_APPEND_LOCK})`.execute(trx);
+    await trx
+      .insertInto('auth_changes')
+      .values(changes.map((change) => ({ tenant: change.tenant, user_id: change.userId, token_id: change.tokenId, created_at: at })))
+      .execute();
+  });
+}
+
+/** Changes after `afterId`, oldest first. */
+export function readFeedAfter(registry: Registry, afterId: number, limit: number): Promise<FeedRow[]> {
+  return registry
+    .selectFrom('auth_changes')
+    .select(['id', 'tenant', 'user_id', 'token_id'])
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** The newest change's id, or 0: where a reader that needs no history starts. */
+export async function latestFeedId(registry: Registry): Promise<number> {
+  const row = await registry.selectFrom('auth_changes').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
+
+export async function deleteFeedBefore(registry: Registry, before: string): Promise<void> {
+  await registry.deleteFrom('auth_changes').where('created_at', '<', before).execute();
+}
+
+/** What the tenant's triggers wrote and no relay has passed on yet, oldest first. */
+export function readOutbox(db: Kysely<TenantDatabase>, limit: number) {
+  return db.selectFrom('cache_changes').select(['id', 'user_id', 'token_id']).orderBy('id').limit(limit).execute();
+}
+
+export async function deleteOutboxThrough(db: Kysely<TenantDatabase>, lastId: number): Promise<void> {
+  await db.deleteFrom('cache_changes').where('id', '<=', lastId).execute();
+}

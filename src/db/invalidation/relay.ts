@@ -1,0 +1,104 @@
+import type { Kysely } from 'kysely';
+import { toDbTimestamp } from '../../lib/time.js';
+import type { RegistryDatabase, TenantDatabase } from '../types.js';
+import { appendToFeed, deleteOutboxThrough, readOutbox, type CacheChange } from './queries.js';
+
+const BATCH = 500;
+
+/**
+ * How a change to cached rows reaches every cache, by construction:
+ * 1. Triggers in each tenant database (migration 2026-11-23T10-00-00) write every update or
+ *    deletion of a cached row into the tenant's outbox, `cache_changes`, inside the writing
+ *    transaction: a change cannot commit without its announcement.
+ * 2. After the writing connection is released, the storage relays the outbox (WriteWatchingDriver):
+ *    this process's caches forget at once, then the changes are appended to the registry's feed,
+ *    which every other instance reads (feed.ts), and the outbox rows are deleted.
+ * A relay that fails (registry away) leaves its rows in the outbox and is retried by the feed.
+ */
+export interface Invalidations {
+  /** Called for every change this process relays, before the write's caller goes on. */
+  subscribe(listener: (change: CacheChange) => void): () => void;
+  /** Relays the tenant's outbox; resolves once a relay that started after this call has ended. */
+  relay(tenant: string): Promise<void>;
+  /** Relays again what could not be relayed; rejects while that still fails. */
+  retryPending(): Promise<void>;
+}
+
+export interface RelayOptions {
+  registry: Kysely<RegistryDatabase>;
+  dialect: 'sqlite' | 'postgres';
+  tenantDb: (slug: string) => Kysely<TenantDatabase>;
+}
+
+interface TenantRelay {
+  running?: Promise<void>;
+  /** A relay that has not started yet: every writer that asks meanwhile waits for this one. */
+  next?: Promise<void>;
+}
+
+export function createInvalidationRelay({ registry, dialect, tenantDb }: RelayOptions): Invalidations {
+  const listeners = new Set<(change: CacheChange) => void>();
+  const relays = new Map<string, TenantRelay>();
+  const pending = new Set<string>();
+  let lastFailure: unknown;
+
+  const relayOnce = async (tenant: string) => {
+    const db = tenantDb(tenant);
+    for (;;) {
+      const rows = await readOutbox(db, BATCH);
+      if (rows.length === 0) return;
+      const changes = rows.map((row) => ({
+        tenant,
+        userId: row.user_id === null ? null : Number(row.user_id),
+        tokenId: row.token_id === null ? null : Number(row.token_id),
+      }));
+      for (const change of changes) for (const listener of listeners) listener(change);
+      await appendToFeed(registry, dialect, changes, toDbTimestamp(new Date()));
+      await deleteOutboxThrough(db, Number(rows[rows.length - 1]!.id));
+      if (rows.length < BATCH) return;
+    }
+  };
+
+  const start = (tenant: string, state: TenantRelay): Promise<void> => {
+    state.next = undefined;
+    const running = relayOnce(tenant).then(
+      () => void pending.delete(tenant),
+      (err: unknown) => {
+        // The write has committed; its announcement waits in the outbox for the next try.
+        pending.add(tenant);
+        lastFailure = err;
+      },
+    );
+    state.running = running;
+    void running.then(() => {
+      if (state.running === running) state.running = undefined;
+      if (!state.running && !state.next) relays.delete(tenant);
+    });
+    return running;
+  };
+
+  const relay = (tenant: string): Promise<void> => {
+    let state = relays.get(tenant);
+    if (!state) relays.set(tenant, (state = {}));
+    if (state.next) return state.next;
+    // A relay under way may have read the outbox before this caller's rows were committed.
+    if (state.running) {
+      const current = state;
+      state.next = state.running.then(() => start(tenant, current));
+      return state.next;
+    }
+    return start(tenant, state);
+  };
+
+  return {
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    relay,
+    async retryPending() {
+      for (const tenant of [...pending]) await relay(tenant);
+      if (pending.size > 0) throw lastFailure;
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { requireCaller, type Caller, type Requirement } from '../access/caller.js';
+import type { RequestTenant } from './tenant.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller when the request carried a valid bearer token, else null. */
+    auth: Caller | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route needs a valid token ('token') or a token with this ability. Checked before the
+     * body is read: 401 without a valid token, 403 without the ability, and only then 400/422.
+     */
+    requires?: Requirement;
+  }
+}
+
+/**
+ * Bearer header -> caller. `authenticateNow` answers without a promise when it can (the token row
+ * is remembered, or the storage reads synchronously) and returns undefined when it cannot.
+ */
+export interface Authenticator {
+  authenticateNow(tenant: RequestTenant, authorization: string, now: Date): Caller | null | undefined;
+  authenticate(tenant: RequestTenant, authorization: string, now: Date): Promise<Caller | null>;
+}
+
+/** The caller of a route that declares `config.requires` (the hook has already checked it). */
+export function callerOf(request: FastifyRequest): Caller {
+  return requireCaller(request.auth, 'token');
+}
+
+/**
+ * 401 without a valid token, 403 without the ability the route declares. Checked after the rate
+ * limiter and before the body is read (see admitRequest in app.ts).
+ */
+export function enforceRequirement(request: FastifyRequest): void {
+  const required = request.routeOptions.config?.requires;
+  if (required !== undefined) requireCaller(request.auth, required);
+}
+
+export interface AuthPluginOptions {
+  authenticator: Authenticator;
+  now?: () => Date;
+}
+
+/**
+ * Bearer token -> caller, for every request under /api. It never rejects by itself: the rate
+ * limiter needs to know who is asking. Routes say what they need in `config.requires`.
+ */
+export default fp<AuthPluginOptions>(
+  async function auth(app: FastifyInstance, { authenticator, now = () => new Date() }) {
+    app.decorateRequest('auth', null);
+    // Synchronous when the token row is in memory or on SQLite: no promise on the hot path.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const authorization = request.headers.authorization;
+      if (authorization === undefined || request.tenant === null) return done();
+      const moment = now();
+      const accept = (found: Caller | null) => {
+        request.auth = found;
+        done();
+      };
+      let immediate: Caller | null | undefined;
+      try {
+        immediate = authenticator.authenticateNow(request.tenant, authorization, moment);
+      } catch (err) {
+        return done(err as Error);
+      }
+      if (immediate !== undefined) return accept(immediate);
+      authenticator.authenticate(request.tenant, authorization, moment).then(accept, done);
+    });
+  },
+  { name: 'auth', dependencies: ['tenant'] },
+);

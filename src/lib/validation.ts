@@ -1,0 +1,127 @@
+import Type, { type TSchema, type TStringOptions } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { Settings } from 'typebox/system';
+import { attribute, type FieldErrors } from '../errors.js';
+
+// TypeBox stops collecting errors after 8 by default; a body can have more failing fields than
+// that (a user has 15), and each is reported. Still bounded: our schemas are small and flat.
+Settings.Set({ maxErrors: 64 });
+
+/**
+ * Checks input against a TypeBox schema and words the failures the way the original (Laravel)
+ * service does: one message per field, fields in the schema's order. Used by the HTTP layer and
+ * the CLI alike, so both reject the same values with the same words.
+ */
+
+interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  array: 'an array',
+  object: 'an object',
+};
+
+function messageFor(field: string, error: SchemaError): string {
+  const name = attribute(field);
+  const { params } = error;
+  switch (error.keyword) {
+    case 'required':
+      return `The ${name} field is required.`;
+    case 'type': {
+      if (params.type === 'boolean') return `The ${name} field must be true or false.`;
+      return `The ${name} field must be ${TYPE_WORDS[String(params.type)] ?? `of type ${String(params.type)}`}.`;
+    }
+    case 'maxLength':
+      return `The ${name} field must not be greater than ${String(params.limit)} characters.`;
+    case 'minLength':
+      // Laravel counts an empty string as missing.
+      return params.limit === 1
+        ? `The ${name} field is required.`
+        : `The ${name} field must be at least ${String(params.limit)} characters.`;
+    case 'maximum':
+      return `The ${name} field must not be greater than ${String(params.limit)}.`;
+    case 'minimum':
+      return `The ${name} field must be at least ${String(params.limit)}.`;
+    case 'maxItems':
+      return `The ${name} field must not have more than ${String(params.limit)} items.`;
+    case 'format':
+      if (params.format === 'email') return `The ${name} field must be a valid email address.`;
+      if (params.format === 'date-time') return `The ${name} field must be a valid date.`;
+      return `The ${name} field format is invalid.`;
+    case 'pattern':
+      return `The ${name} field format is invalid.`;
+    case 'enum':
+    case 'const':
+      return `The selected ${name} is invalid.`;
+    case 'uniqueItems':
+      return `The ${name} field has a duplicate value.`;
+    default:
+      return `The ${name} field is invalid.`;
+  }
+}
+
+/**
+ * U+0000 never reaches storage: PostgreSQL's text cannot hold it (SQLite's can), so every text
+ * that is stored refuses it ("format is invalid"), on every storage alike.
+ */
+const NO_NUL_PATTERN = '^[^\\u0000]*$';
+export const containsNul = (value: string): boolean => value.includes('\u0000');
+
+/** Uniqueness and login match usernames and e-mail addresses regardless of ASCII case. */
+export const lowerAscii = (value: string): string => value.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+
+/** A string that is stored as text: refuses U+0000 (see NO_NUL_PATTERN). */
+export const StoredText = (options: TStringOptions = {}) => Type.String({ pattern: NO_NUL_PATTERN, ...options });
+
+/** Lower is more telling: a missing field beats a wrong type beats a wrong length. */
+const PRIORITY: Record<string, number> = { required: 0, type: 1 };
+const rank = (error: SchemaError) => PRIORITY[error.keyword] ?? 2;
+
+function collectFieldErrors(schema: TSchema, errors: Iterable<SchemaError>): FieldErrors {
+  const byField = new Map<string, SchemaError>();
+  const consider = (field: string, error: SchemaError) => {
+    const current = byField.get(field);
+    if (!current || rank(error) < rank(current)) byField.set(field, error);
+  };
+  for (const error of errors) {
+    // A union such as "string or null" reports each branch; the null branch says nothing useful.
+    if (error.keyword === 'anyOf' || (error.keyword === 'type' && error.params.type === 'null')) continue;
+    if (error.keyword === 'required') {
+      for (const field of (error.params.requiredProperties as string[] | undefined) ?? []) consider(field, error);
+      continue;
+    }
+    const field = error.instancePath.split('/').slice(1).join('.');
+    if (field !== '') consider(field, error);
+  }
+  const order = Object.keys((schema as { properties?: object }).properties ?? {});
+  const fields = [...byField.keys()].sort((a, b) => {
+    const ia = order.indexOf(a.split('.')[0] as string);
+    const ib = order.indexOf(b.split('.')[0] as string);
+    return ia - ib || a.localeCompare(b);
+  });
+  return Object.fromEntries(fields.map((field) => [field, [messageFor(field, byField.get(field)!)]]));
+}
+
+export type Validation<T> = { ok: true; value: T } | { ok: false; fieldErrors: FieldErrors };
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Compiles a validator for an object schema. A body that is not an object (an array, a string,
+ * null) is read as an empty object, as Laravel reads it, so the caller hears which fields are missing.
+ */
+export function compileObjectValidator<T>(schema: TSchema): (input: unknown) => Validation<T> {
+  const compiled = Compile(schema);
+  return (input) => {
+    const value = isPlainObject(input) ? input : {};
+    if (compiled.Check(value)) return { ok: true, value: value as T };
+    return { ok: false, fieldErrors: collectFieldErrors(schema, compiled.Errors(value) as Iterable<SchemaError>) };
+  };
+}

@@ -1,0 +1,39 @@
+import type { Caller } from '../../access/caller.js';
+import type { Authenticator } from '../../http/auth.js';
+import type { RequestTenant } from '../../http/tenant.js';
+import { LAST_USED_WRITE_INTERVAL_MS, type LastUseRecorder } from './last-use.js';
+import { parseBearerHeader } from './secrets.js';
+import type { TokenVerifier } from './verifier.js';
+
+// HOT PATH (see README, "Architecture"): runs for every request that carries a token.
+
+/**
+ * Bearer tokens as the request pipeline's authenticator (http/auth.ts): the header parsed, the
+ * token verified (from memory, or a synchronous read where the storage allows), and the use
+ * noted for last_used_at, written in batches off the request's path.
+ */
+export function createTokenAuthenticator({ verifier, lastUse }: { verifier: TokenVerifier; lastUse: LastUseRecorder }): Authenticator {
+  /** last_used_at at most once per LAST_USED_WRITE_INTERVAL_MS per token. */
+  const noteUse = (tenant: RequestTenant, found: Caller | null, moment: Date) => {
+    if (!found) return found;
+    const nowMs = moment.getTime();
+    if (nowMs - (found.lastUsedAtMs ?? 0) >= LAST_USED_WRITE_INTERVAL_MS) {
+      verifier.markUsed(tenant.slug, found.tokenId, nowMs);
+      lastUse.record(tenant.slug, tenant.db, found.tokenId, moment);
+    }
+    return found;
+  };
+  return {
+    authenticateNow(tenant, authorization, now) {
+      const bearer = parseBearerHeader(authorization);
+      if (!bearer) return null;
+      const found = verifier.verifyNow(tenant.slug, tenant.db, bearer, now.getTime());
+      return found === undefined ? undefined : noteUse(tenant, found, now);
+    },
+    async authenticate(tenant, authorization, now) {
+      const bearer = parseBearerHeader(authorization);
+      if (!bearer) return null;
+      return noteUse(tenant, await verifier.verify(tenant.slug, tenant.db, bearer, now.getTime()), now);
+    },
+  };
+}

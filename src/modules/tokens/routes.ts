@@ -1,0 +1,70 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import Type from 'typebox';
+import { callerOf } from '../../http/auth.js';
+import { Envelope, ErrorSchema, NoContent } from '../../http/schemas.js';
+import { errors } from '../../errors.js';
+import { listTokens, issueToken, newTokenProblems, revokeOtherTokens, revokeToken } from './rules.js';
+import { NewTokenRequestSchema, NewTokenSchema, TokenListItemSchema } from './schemas.js';
+
+const TOKEN_ID = /^[1-9]\d{0,14}$/;
+
+/** The tokens module's routes (extensions): one token per application, listed and revoked by its owner. */
+const tokenRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (app, { tokenPrefix }) => {
+  app.get(
+    '/tokens',
+    {
+      config: { requires: 'tokens:read' },
+      schema: { response: { 200: Envelope(Type.Object({ tokens: Type.Array(TokenListItemSchema) })) } },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      return { success: true, message: 'success', data: { tokens: await listTokens(request.tenant.db, caller.user.id, caller.tokenId) } };
+    },
+  );
+
+  app.post(
+    '/tokens',
+    { config: { requires: 'tokens:write' }, schema: { body: NewTokenRequestSchema, response: { 201: Envelope(NewTokenSchema) } } },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const abilities = [...new Set(request.body.abilities ?? ['*'])];
+      const expiresAt = request.body.expires_at === undefined ? null : new Date(request.body.expires_at);
+      const problems = newTokenProblems(caller.abilities, { abilities, expiresAt });
+      if (problems) throw errors.validation(problems);
+      const issued = await issueToken(request.tenant.db, caller.user.id, { tokenPrefix, name: request.body.name, abilities, expiresAt });
+      return reply.code(201).send({ success: true, message: 'success', data: issued });
+    },
+  );
+
+  app.delete(
+    '/tokens/:id',
+    {
+      config: { requires: 'tokens:write' },
+      schema: {
+        params: Type.Object({ id: Type.String() }),
+        response: { 204: NoContent, 404: { ...ErrorSchema, description: "Token not found. (also for another user's token)" } },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      // Another user's token and a token that does not exist get the same answer.
+      const revoked = TOKEN_ID.test(request.params.id) && (await revokeToken(request.tenant.db, caller.user.id, Number(request.params.id)));
+      if (!revoked) throw errors.notFound('Token');
+      // No body: the type provider's view of a 204 would ask for a null one.
+      return (reply as FastifyReply).code(204).send();
+    },
+  );
+
+  app.delete(
+    '/tokens',
+    { config: { requires: 'tokens:write' }, schema: { response: { 200: Envelope(Type.Object({ deleted: Type.Integer() })) } } },
+    async (request) => {
+      const caller = callerOf(request);
+      const deleted = await revokeOtherTokens(request.tenant.db, caller.user.id, caller.tokenId);
+      return { success: true, message: 'success', data: { deleted } };
+    },
+  );
+};
+
+export default tokenRoutes;

@@ -1,0 +1,106 @@
+import type { Kysely } from 'kysely';
+import { abilitiesBeyond, ALL_GRANTED } from '../../access/abilities.js';
+import type { TenantDatabase } from '../../db/types.js';
+import { fieldMessages, type FieldErrors } from '../../errors.js';
+import { toApiTimestamp, toApiTimestampOrNull, toDbTimestamp } from '../../lib/time.js';
+import {
+  deleteOtherTokensOfUser,
+  deleteTokenOfUser,
+  deleteTokensOfUser,
+  insertToken,
+  listTokensOfUser,
+  type TokenRow,
+} from './queries.js';
+import type { AccessTokenRecord, IssuedToken, TokenListItem } from './schemas.js';
+import {
+  formatPlainToken,
+  generateTokenSecret,
+  hashTokenSecret,
+  LOGIN_TOKEN_NAME,
+  parseAbilities,
+} from './secrets.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+// Revoking a token deletes its row; the database announces the change to every instance's
+// caches by itself (db/invalidation), so nothing here publishes anything.
+
+export function toAccessTokenRecord(row: TokenRow): AccessTokenRecord {
+  const record: AccessTokenRecord = {
+    name: row.name,
+    abilities: parseAbilities(row.abilities),
+    tokenable_id: Number(row.tokenable_id),
+    tokenable_type: row.tokenable_type,
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+    id: Number(row.id),
+  };
+  if (row.expires_at !== null) record.expires_at = toApiTimestamp(row.expires_at);
+  return record;
+}
+
+export function toTokenListItem(row: TokenRow, currentTokenId: number | null): TokenListItem {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    abilities: parseAbilities(row.abilities),
+    last_used_at: toApiTimestampOrNull(row.last_used_at),
+    expires_at: toApiTimestampOrNull(row.expires_at),
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+    current: Number(row.id) === currentTokenId,
+  };
+}
+
+export interface IssueTokenOptions {
+  tokenPrefix: string;
+  name?: string;
+  abilities?: string[];
+  expiresAt?: Date | null;
+  now?: Date;
+}
+
+/** Creates a token for a user; only its hash is stored. */
+export async function issueToken(db: TenantDb, userId: number, options: IssueTokenOptions): Promise<IssuedToken> {
+  const secret = generateTokenSecret(options.tokenPrefix);
+  const row = await insertToken(db, {
+    userId,
+    name: options.name ?? LOGIN_TOKEN_NAME,
+    hash: hashTokenSecret(secret),
+    abilities: options.abilities ?? [...ALL_GRANTED],
+    expiresAt: options.expiresAt ? toDbTimestamp(options.expiresAt) : null,
+    now: toDbTimestamp(options.now ?? new Date()),
+  });
+  return { accessToken: toAccessTokenRecord(row), plainTextToken: formatPlainToken(Number(row.id), secret) };
+}
+
+/**
+ * What is wrong with a requested token beyond its schema: abilities its maker's token lacks (a
+ * token cannot grant what it lacks), an expiry that is not in the future. Null when nothing is.
+ */
+export function newTokenProblems(
+  granted: readonly string[],
+  request: { abilities: readonly string[]; expiresAt: Date | null },
+  now = Date.now(),
+): FieldErrors | null {
+  const beyond = abilitiesBeyond(granted, request.abilities);
+  if (beyond.length > 0) return { abilities: [fieldMessages.abilitiesBeyondToken(beyond)] };
+  if (request.expiresAt && request.expiresAt.getTime() <= now) return { expires_at: [fieldMessages.dateAfterNow('expires_at')] };
+  return null;
+}
+
+export async function listTokens(db: TenantDb, userId: number, currentTokenId: number | null): Promise<TokenListItem[]> {
+  return (await listTokensOfUser(db, userId)).map((row) => toTokenListItem(row, currentTokenId));
+}
+
+/** Revokes one of the user's tokens; false when the user has no token with that id. */
+export async function revokeToken(db: TenantDb, userId: number, tokenId: number): Promise<boolean> {
+  return (await deleteTokenOfUser(db, userId, tokenId)) > 0;
+}
+
+/** Revokes every token of the user but one (the caller's own); returns how many. */
+export const revokeOtherTokens = (db: TenantDb, userId: number, keepTokenId: number): Promise<number> =>
+  deleteOtherTokensOfUser(db, userId, keepTokenId);
+
+/** Revokes every token of the user; returns how many. */
+export const revokeAllTokens = (db: TenantDb, userId: number): Promise<number> => deleteTokensOfUser(db, userId);

@@ -1,0 +1,78 @@
+import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
+import type { TenantDatabase, UsersTable } from '../../db/types.js';
+import { containsNul, lowerAscii } from '../../lib/validation.js';
+
+export type UserRow = Selectable<UsersTable>;
+/** A user as the token lookup reads it: the password hash never leaves the database on that path. */
+export type SessionUser = Omit<UserRow, 'password'>;
+export const SESSION_USER_COLUMNS = [
+  'id', 'username', 'email', 'firstname', 'lastname', 'gender_id', 'type_id', 'phonenumber', 'phonenumber_mobile',
+  'street', 'housenumber', 'zip', 'city', 'is_vegetarian', 'can_swimm', 'is_active', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof SessionUser)[];
+// A column added to the users table must be added above (or to the exclusions of SessionUser).
+const everySessionColumnListed: Record<Exclude<keyof SessionUser, (typeof SESSION_USER_COLUMNS)[number]>, never> = {};
+void everySessionColumnListed;
+type TenantDb = Kysely<TenantDatabase>;
+
+
+function lowerColumn(db: TenantDb, column: 'username' | 'email') {
+  // Mirrors the expression of the unique indexes, so the lookup can use them.
+  return db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql<string>`lower(${sql.ref(column)} collate "C")`
+    : sql<string>`lower(${sql.ref(column)})`;
+}
+
+// A name or address with U+0000 was never stored (see StoredText), and PostgreSQL cannot even
+// compare one: no query, no user.
+export function findUserByUsername(db: TenantDb, username: string): Promise<UserRow | undefined> {
+  if (containsNul(username)) return Promise.resolve(undefined);
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(lowerColumn(db, 'username'), '=', lowerAscii(username))
+    .executeTakeFirst();
+}
+
+export function findUserByEmail(db: TenantDb, email: string): Promise<UserRow | undefined> {
+  if (containsNul(email)) return Promise.resolve(undefined);
+  return db.selectFrom('users').selectAll().where(lowerColumn(db, 'email'), '=', lowerAscii(email)).executeTakeFirst();
+}
+
+export function findUserById(db: TenantDb, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export type NewUserRow = Omit<UserRow, 'id'>;
+
+export async function insertUser(db: TenantDb, user: NewUserRow): Promise<UserRow> {
+  return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateUserPasswordHash(db: TenantDb, id: number, hash: string, updatedAt: string): Promise<void> {
+  await db.updateTable('users').set({ password: hash, updated_at: updatedAt }).where('id', '=', id).execute();
+}
+
+export async function setUserActive(db: TenantDb, id: number, active: boolean, now: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ is_active: active ? 1 : 0, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+export type ProfileChanges = Partial<
+  Pick<
+    UserRow,
+    | 'email' | 'firstname' | 'lastname' | 'gender_id' | 'type_id' | 'phonenumber' | 'phonenumber_mobile'
+    | 'street' | 'housenumber' | 'zip' | 'city' | 'is_vegetarian' | 'can_swimm'
+  >
+>;
+
+export async function updateUserProfile(db: TenantDb, id: number, changes: ProfileChanges, updatedAt: string): Promise<UserRow> {
+  return db
+    .updateTable('users')
+    .set({ ...changes, updated_at: updatedAt })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

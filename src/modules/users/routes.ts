@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import Type from 'typebox';
+import { errors, fieldMessages, type FieldErrors } from '../../errors.js';
+import { callerOf } from '../../http/auth.js';
+import { toLoginAnswer, LoginAnswerSchema } from '../auth/schemas.js';
+import { changeOwnPassword, updateProfile, UserConflictError } from './rules.js';
+import { NewPassword, PROFILE_FIELDS, ProfileUpdateSchema, UserSchema, type ApiUser } from './schemas.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Fields a user cannot change about themselves with PATCH /user (the password has its own route). */
+const PROHIBITED = ['id', 'username', 'password', 'is_active', 'created_at', 'updated_at'];
+
+const ChangePasswordSchema = Type.Object({
+  current_password: Type.String({ minLength: 1, maxLength: 1024 }),
+  password: NewPassword,
+  password_confirmation: Type.String({ maxLength: 1024 }),
+});
+
+/** The users module's routes: the caller's own record (api.md 4.2) and its self-service extensions. */
+const userRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (app, { tokenPrefix }) => {
+  // HOT PATH (see README, "Architecture"). The answer's JSON is made by this route's own response
+  // serializer once per user object rather than once per request (profile: 1.5 us and 2.4 KB of
+  // garbage per request). The verifier keeps one user object per token row it read and makes a
+  // new one when the row or the user changes, so an entry lives exactly as long as what it shows
+  // is current. (Kept as bytes in a Buffer of its own it measured no faster, and weighs more.)
+  const answers = new WeakMap<ApiUser, string>();
+  app.get('/user', { config: { requires: 'user:read' }, schema: { response: { 200: UserSchema } } }, (request, reply) => {
+    const { user } = callerOf(request);
+    let answer = answers.get(user);
+    if (answer === undefined) {
+      answer = reply.serializeInput(user as unknown as Record<string, unknown>, '200') as string;
+      answers.set(user, answer);
+    }
+    // Already JSON: sent as it is, past the type provider's view of the reply as an ApiUser.
+    (reply as FastifyReply).header('content-type', JSON_TYPE).send(answer);
+  });
+
+  // PATCH /user (extension): the caller changes their own profile; answers like GET /user.
+  app.patch(
+    '/user',
+    { config: { requires: 'user:write' }, schema: { body: ProfileUpdateSchema, response: { 200: UserSchema } } },
+    async (request) => {
+      const caller = callerOf(request);
+      const prohibited: FieldErrors = {};
+      for (const field of PROHIBITED) {
+        if (Object.hasOwn(request.body, field)) prohibited[field] = [fieldMessages.prohibited(field)];
+      }
+      if (Object.keys(prohibited).length > 0) throw errors.validation(prohibited);
+      const changes = Object.fromEntries(
+        PROFILE_FIELDS.filter((field) => Object.hasOwn(request.body, field)).map((field) => [field, request.body[field]]),
+      );
+      try {
+        return await updateProfile(request.tenant.db, caller.user.id, changes);
+      } catch (err) {
+        if (err instanceof UserConflictError) throw errors.validation(err.fieldErrors);
+        throw err;
+      }
+    },
+  );
+
+  // PUT /user/password (extension). A new password ends every session (api.md 5.3): all of the
+  // user's tokens are deleted, and the answer carries a fresh login token for this client.
+  app.put(
+    '/user/password',
+    { config: { requires: 'user:write' }, schema: { body: ChangePasswordSchema, response: { 200: LoginAnswerSchema } } },
+    async (request) => {
+      const caller = callerOf(request);
+      const { current_password, password, password_confirmation } = request.body;
+      if (password !== password_confirmation) throw errors.invalidField('password', fieldMessages.confirmationMismatch('password'));
+      const issued = await changeOwnPassword(request.tenant.db, caller.user.id, current_password, password, tokenPrefix);
+      if (!issued) throw errors.invalidField('current_password', fieldMessages.passwordIncorrect());
+      return toLoginAnswer(caller.user, issued);
+    },
+  );
+};
+
+export default userRoutes;

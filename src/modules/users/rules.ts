@@ -1,0 +1,143 @@
+import type { Kysely } from 'kysely';
+import type { TenantDatabase } from '../../db/types.js';
+import { fieldMessages, type FieldErrors } from '../../errors.js';
+import { toDbTimestamp } from '../../lib/time.js';
+import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { issueToken, revokeAllTokens } from '../tokens/rules.js';
+import type { IssuedToken } from '../tokens/schemas.js';
+import {
+  findUserByEmail,
+  findUserById,
+  findUserByUsername,
+  insertUser,
+  setUserActive,
+  updateUserPasswordHash,
+  updateUserProfile,
+  type ProfileChanges,
+  type UserRow,
+} from './queries.js';
+import { toApiUser, type ApiUser, type NewUser, type ProfileUpdate } from './schemas.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+// A changed password or a deactivated account ends every session at once (api.md 5.3): the
+// change and the deletion of the user's tokens commit together or not at all. Every change here
+// reaches the caches of every instance through the database itself (db/invalidation).
+
+/** A username or e-mail address that another user has: the field -> message of each. */
+export class UserConflictError extends Error {
+  override name = 'UserConflictError';
+  constructor(readonly fieldErrors: FieldErrors) {
+    super(Object.values(fieldErrors).flat().join(' '));
+  }
+}
+
+/** A user as a login checks them. */
+export interface LoginUser extends Pick<UserRow, 'id' | 'username' | 'email' | 'firstname' | 'lastname' | 'password' | 'updated_at'> {
+  active: boolean;
+}
+
+export async function findLoginUser(db: TenantDb, username: string): Promise<LoginUser | null> {
+  const row = await findUserByUsername(db, username);
+  return row ? { ...row, active: Boolean(row.is_active) } : null;
+}
+
+/** The user with this username as GET /user shows them, or null. */
+export async function findUserRecord(db: TenantDb, username: string): Promise<ApiUser | null> {
+  const row = await findUserByUsername(db, username);
+  return row ? toApiUser(row) : null;
+}
+
+/** A new hash for the same password (a rehash after login): the profile's updated_at stays. */
+export async function replacePasswordHash(db: TenantDb, user: Pick<UserRow, 'id' | 'updated_at'>, hash: string): Promise<void> {
+  await updateUserPasswordHash(db, user.id, hash, user.updated_at);
+}
+
+/** Creates a user from validated input; a taken username or e-mail is a UserConflictError. */
+export async function createUser(db: TenantDb, input: NewUser, now = new Date()): Promise<ApiUser> {
+  const conflicts: FieldErrors = {};
+  if (await findUserByUsername(db, input.username)) conflicts.username = [fieldMessages.taken('username')];
+  if (await findUserByEmail(db, input.email)) conflicts.email = [fieldMessages.taken('email')];
+  if (Object.keys(conflicts).length > 0) throw new UserConflictError(conflicts);
+  const timestamp = toDbTimestamp(now);
+  const row = await insertUser(db, {
+    username: input.username,
+    email: input.email,
+    firstname: input.firstname,
+    lastname: input.lastname,
+    gender_id: input.gender_id ?? null,
+    type_id: input.type_id ?? null,
+    phonenumber: input.phonenumber ?? null,
+    phonenumber_mobile: input.phonenumber_mobile ?? null,
+    street: input.street ?? null,
+    housenumber: input.housenumber ?? null,
+    zip: input.zip ?? null,
+    city: input.city ?? null,
+    is_vegetarian: input.is_vegetarian ? 1 : 0,
+    can_swimm: input.can_swimm ? 1 : 0,
+    password: await hashPassword(input.password),
+    is_active: 1,
+    created_at: timestamp,
+    updated_at: timestamp,
+  });
+  return toApiUser(row);
+}
+
+/** Sets a user's password (an operator's reset) and revokes all their tokens; returns how many. */
+export async function changePassword(db: TenantDb, userId: number, newPassword: string): Promise<number> {
+  const hash = await hashPassword(newPassword);
+  return db.transaction().execute(async (trx) => {
+    await updateUserPasswordHash(trx, userId, hash, toDbTimestamp(new Date()));
+    return revokeAllTokens(trx, userId);
+  });
+}
+
+/** Stops a user from logging in and revokes all their tokens; returns how many. */
+export async function deactivateUser(db: TenantDb, userId: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    await setUserActive(trx, userId, false, toDbTimestamp(new Date()));
+    return revokeAllTokens(trx, userId);
+  });
+}
+
+export async function activateUser(db: TenantDb, userId: number): Promise<void> {
+  await setUserActive(db, userId, true, toDbTimestamp(new Date()));
+}
+
+/** Changes the caller's own profile; an e-mail address taken by another user is a UserConflictError. */
+export async function updateProfile(db: TenantDb, userId: number, input: ProfileUpdate): Promise<ApiUser> {
+  if (input.email !== undefined) {
+    const owner = await findUserByEmail(db, input.email);
+    if (owner && owner.id !== userId) throw new UserConflictError({ email: [fieldMessages.taken('email')] });
+  }
+  const { is_vegetarian, can_swimm, ...rest } = input;
+  const changes: ProfileChanges = { ...rest };
+  if (is_vegetarian !== undefined) changes.is_vegetarian = is_vegetarian ? 1 : 0;
+  if (can_swimm !== undefined) changes.can_swimm = can_swimm ? 1 : 0;
+  return toApiUser(await updateUserProfile(db, userId, changes, toDbTimestamp(new Date())));
+}
+
+/**
+ * The caller changes their own password: checked against the current one, read here (the token
+ * lookup never reads password hashes), null when it does not match; then every token of the user
+ * is deleted and one new login token issued, in one transaction.
+ */
+export async function changeOwnPassword(
+  db: TenantDb,
+  userId: number,
+  currentPassword: string,
+  newPassword: string,
+  tokenPrefix: string,
+): Promise<IssuedToken | null> {
+  const user = await findUserById(db, userId);
+  if (!user) return null;
+  const check = await verifyPassword(user.password, currentPassword);
+  if (!check.valid) return null;
+  const hash = await hashPassword(newPassword);
+  return db.transaction().execute(async (trx) => {
+    const now = new Date();
+    await updateUserPasswordHash(trx, user.id, hash, toDbTimestamp(now));
+    await revokeAllTokens(trx, user.id);
+    return issueToken(trx, user.id, { tokenPrefix, now });
+  });
+}

@@ -1,0 +1,69 @@
+import type { Config } from '../config.js';
+import { createStorage } from '../db/index.js';
+import type { Storage } from '../db/storage.js';
+import { generatePassword } from '../modules/auth/passwords.js';
+import { createTenant, hasNoTenants, migrateAll } from '../modules/tenants/rules.js';
+import { createUser } from '../modules/users/rules.js';
+
+/** Opens the configured storage and brings the registry and every tenant to the latest migration. */
+export async function openStorage(config: Config): Promise<Storage> {
+  const storage = await createStorage(config);
+  try {
+    await migrateAll(storage, { onlyWhenBehind: true });
+  } catch (err) {
+    await storage.close();
+    throw err;
+  }
+  return storage;
+}
+
+export interface FirstStartAccount {
+  tenant: string;
+  username: string;
+  password: string;
+}
+
+/**
+ * On an empty registry, creates DEFAULT_TENANT with a user "admin" and a random password.
+ * Returns that account once; every later start finds tenants and returns null.
+ */
+export async function seedFirstStart(storage: Storage, config: Config): Promise<FirstStartAccount | null> {
+  if (!config.defaultTenant || !(await hasNoTenants(storage))) return null;
+  const tenant = await createTenant(storage, config.defaultTenant, 'Demo');
+  const password = generatePassword();
+  await createUser(storage.tenantDb(tenant.slug), {
+    username: 'admin',
+    email: 'admin@example.com',
+    firstname: 'Admin',
+    lastname: 'User',
+    password,
+  });
+  return { tenant: tenant.slug, username: 'admin', password };
+}
+
+/** A login command that can be pasted into a shell as it is. */
+export function curlLoginCommand(config: Config, account: FirstStartAccount): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+  const body = JSON.stringify({ username: account.username, password: account.password });
+  return [
+    `curl -s -X POST ${base}/api/login`,
+    `-H 'Content-Type: application/json' -H 'Accept: application/json'`,
+    `-d '${body}'`,
+  ].join(' ');
+}
+
+/** Shows the first start's account once, on standard output, as a command to paste. */
+export function printFirstStart(config: Config, account: FirstStartAccount, port: number): void {
+  // The password exists nowhere else in readable form.
+  process.stdout.write(
+    [
+      '',
+      `First start: created tenant "${account.tenant}" and user "${account.username}".`,
+      'Log in with:',
+      `  ${curlLoginCommand({ ...config, port }, account)}`,
+      '',
+      '',
+    ].join('\n'),
+  );
+}
