@@ -3,7 +3,7 @@ import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import pino from 'pino';
 import { openStorage, printFirstStart, seedFirstStart } from './first-start.js';
 import type { Config } from '../config.js';
-
+import { STOP_MESSAGE, stopGracefully } from './shutdown.js';
 
 /**
  * WORKERS > 1: this primary process migrates and seeds once, keeps the rate-limit counters that
@@ -28,27 +28,19 @@ export async function runPrimary(config: Config): Promise<void> {
     if (account) printFirstStart(config, account, address.port);
   });
   cluster.on('exit', (worker: Worker, code, signal) => {
-    if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
-      return;
-    }
+    if (stopping) return;
     log.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');
     cluster.fork();
   });
 
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (stopping) return;
+  // Each worker bounds its own shutdown by SHUTDOWN_TIMEOUT_MS; the primary's bound is the backstop.
+  stopGracefully(log, config.shutdownTimeoutMs + 5000, async () => {
     stopping = true;
-    log.info({ signal }, 'shutting down workers');
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-    setTimeout(() => {
-      log.error('workers did not stop in time');
-      process.exit(1);
-      // Each worker bounds its own shutdown by SHUTDOWN_TIMEOUT_MS; this is the backstop.
-    }, config.shutdownTimeoutMs + 5000).unref();
-  };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+    const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+    const exited = workers.map((worker) => new Promise((resolve) => worker.once('exit', resolve)));
+    for (const worker of workers) worker.send(STOP_MESSAGE);
+    await Promise.all(exited);
+  });
 
   for (let i = 0; i < config.workers; i++) cluster.fork();
 }
