@@ -71,6 +71,9 @@ function compiledLookup(db: TenantDb): CompiledQuery<LookupRow> {
   return compiled;
 }
 
+/** The SQL of the token lookup, as a cache's source: the tables it reads must announce their changes. */
+export const tokenLookupSql = (db: TenantDb): string => compiledLookup(db).sql;
+
 export async function findTokenWithUser(db: TenantDb, tokenId: number): Promise<TokenWithUser | undefined> {
   const compiled = compiledLookup(db);
   const result = await db.executeQuery<LookupRow>({ ...compiled, parameters: [tokenId, USER_TOKENABLE_TYPE] });

@@ -1,0 +1,283 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import type { Command } from 'commander';
+import type { FastifyInstance } from 'fastify';
+import { Kysely, SqliteDialect } from 'kysely';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { buildProgram, main } from '../../src/cli/main.js';
+import { createStorage } from '../../src/db/index.js';
+import type { Storage } from '../../src/db/storage.js';
+import { toDbTimestamp } from '../../src/lib/time.js';
+import { buildLaravelSource } from '../helpers/laravel-source.js';
+import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../helpers/app.js';
+import { sleep } from '../helpers/wait.js';
+
+/**
+ * Invalidation by construction, end to end: every write path there is (each route that is not a
+ * read, each command of the CLI) runs on instance A or in a CLI process, and the next request on
+ * instance B, which remembered what it had seen, sees the change within a second. Instance B is
+ * a second app with storage of its own on the same files (or PostgreSQL database), as a second
+ * process would have it. A route or command that is added without a scenario here fails the
+ * first two tests, so nobody adds a write path without showing that it reaches every cache.
+ */
+
+const WITHIN_MS = 1000;
+
+/** Commands that write nothing a cache holds, and why. Every other command has a scenario. */
+const READ_ONLY_COMMANDS: Record<string, string> = {
+  serve: 'runs the service',
+  migrate: 'changes the schema, not rows',
+  openapi: 'prints the document',
+  'tenant list': 'reads',
+  'token list': 'reads',
+};
+
+describe('every write path reaches the caches of every instance within a second', () => {
+  let t: TestApp;
+  let storageB: Storage;
+  let b: FastifyInstance;
+  const savedEnv = { ...process.env };
+
+  beforeEach(async () => {
+    t = await buildTestApp();
+    storageB = await createStorage(t.config);
+    b = await buildApp(t.config, { storage: storageB, logger: pino({ level: 'silent' }) });
+    await b.ready();
+    // The CLI reads its configuration from the environment, as it does in a shell.
+    process.env.DATA_DIR = t.config.dataDir;
+    process.env.LOG_LEVEL = 'silent';
+    if (t.config.databaseUrl) process.env.DATABASE_URL = t.config.databaseUrl;
+  });
+  afterEach(async () => {
+    process.env = { ...savedEnv };
+    await b.close();
+    await storageB.close();
+    await t.close();
+  });
+
+  const onA = (method: string, url: string, token: string | null, payload?: object) =>
+    t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { ...JSON_HEADERS, host: hostOf('demo'), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      ...(payload ? { payload } : {}),
+    });
+  const onB = (url: string, token: string, tenant = 'demo') =>
+    b.inject({ method: 'GET', url, headers: { ...JSON_HEADERS, host: hostOf(tenant), authorization: `Bearer ${token}` } });
+  const userOnB = async (token: string, tenant = 'demo') => {
+    const answer = await onB('/api/user', token, tenant);
+    return { status: answer.statusCode, body: answer.statusCode === 200 ? answer.json() : null };
+  };
+
+  /** Runs a command of the CLI in this process and returns what it printed on stdout. */
+  const cli = async (...argv: string[]) => {
+    let printed = '';
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      printed += String(chunk);
+      return true;
+    });
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const status = await main(argv);
+      expect(status, `groupadmin ${argv.join(' ')}`).toBe(0);
+    } finally {
+      stdout.mockRestore();
+      stderr.mockRestore();
+    }
+    return printed;
+  };
+
+  /** Waits until instance B shows what it should; fails when that takes longer than a second. */
+  const seenOnB = async (check: () => Promise<boolean>) => {
+    const started = performance.now();
+    while (!(await check())) {
+      if (performance.now() - started > WITHIN_MS) throw new Error(`instance B did not see the change within ${WITHIN_MS} ms`);
+      await sleep(20);
+    }
+    return performance.now() - started;
+  };
+
+  const loginOnA = async (username = 'alice', password = PASSWORD) => {
+    const answer = await onA('POST', '/api/login', null, { username, password });
+    expect(answer.statusCode).toBe(200);
+    return answer.json().api_key.plainTextToken as string;
+  };
+
+  /** A user with a token that instance B has just used, so B remembers the token and its user. */
+  const rememberedOnB = async (username = 'alice') => {
+    const user = await t.addUser('demo', { username });
+    const token = await loginOnA(username);
+    expect((await userOnB(token)).status).toBe(200);
+    return { user, token };
+  };
+
+  const gone = (token: string) => async () => (await userOnB(token)).status === 401;
+  const works = (token: string, tenant = 'demo') => async () => (await userOnB(token, tenant)).status === 200;
+
+  /** One scenario per write route, keyed "METHOD /path" as the OpenAPI document names it. */
+  const routeScenarios: Record<string, () => Promise<void>> = {
+    'POST /login': async () => {
+      await t.addUser('demo');
+      const token = await loginOnA();
+      await seenOnB(works(token));
+    },
+    'POST /logout': async () => {
+      const { token } = await rememberedOnB();
+      expect((await onA('POST', '/api/logout', token)).statusCode).toBe(200);
+      await seenOnB(gone(token));
+    },
+    'POST /tokens': async () => {
+      const { token } = await rememberedOnB();
+      const created = await onA('POST', '/api/tokens', token, { name: 'script' });
+      await seenOnB(works(created.json().data.plainTextToken));
+    },
+    'DELETE /tokens/{id}': async () => {
+      const { token } = await rememberedOnB();
+      const second = await loginOnA();
+      expect((await userOnB(second)).status).toBe(200);
+      const id = second.split('|')[0]!;
+      expect((await onA('DELETE', `/api/tokens/${id}`, token)).statusCode).toBe(204);
+      await seenOnB(gone(second));
+      expect((await userOnB(token)).status).toBe(200);
+    },
+    'DELETE /tokens': async () => {
+      const { token } = await rememberedOnB();
+      const second = await loginOnA();
+      expect((await userOnB(second)).status).toBe(200);
+      expect((await onA('DELETE', '/api/tokens', token)).statusCode).toBe(200);
+      await seenOnB(gone(second));
+    },
+    'PATCH /user': async () => {
+      const { token } = await rememberedOnB();
+      expect((await onA('PATCH', '/api/user', token, { city: 'Lausanne' })).statusCode).toBe(200);
+      await seenOnB(async () => (await userOnB(token)).body?.city === 'Lausanne');
+    },
+    'PUT /user/password': async () => {
+      const { token } = await rememberedOnB();
+      const changed = await onA('PUT', '/api/user/password', token, {
+        current_password: PASSWORD,
+        password: 'a new password 1',
+        password_confirmation: 'a new password 1',
+      });
+      expect(changed.statusCode).toBe(200);
+      await seenOnB(gone(token));
+      await seenOnB(works(changed.json().api_key.plainTextToken));
+    },
+  };
+
+  /** One scenario per command that writes, keyed by its words. */
+  const commandScenarios: Record<string, () => Promise<void>> = {
+    'tenant create': async () => {
+      await cli('tenant', 'create', 'newclub');
+      await cli('user', 'create', 'newclub', 'nina', '--email', 'nina@example.com', '--firstname', 'N', '--lastname', 'N');
+      const token = (await cli('token', 'create', 'newclub', 'nina', '--name', 'x')).trim();
+      await seenOnB(works(token, 'newclub'));
+    },
+    'user create': async () => {
+      await cli('user', 'create', 'demo', 'bob', '--email', 'bob@example.com', '--firstname', 'B', '--lastname', 'B');
+      const token = (await cli('token', 'create', 'demo', 'bob', '--name', 'x')).trim();
+      await seenOnB(works(token));
+    },
+    'user passwd': async () => {
+      const { token } = await rememberedOnB();
+      await cli('user', 'passwd', 'demo', 'alice');
+      await seenOnB(gone(token));
+    },
+    'user deactivate': async () => {
+      const { token } = await rememberedOnB();
+      await cli('user', 'deactivate', 'demo', 'alice');
+      await seenOnB(gone(token));
+    },
+    'user activate': async () => {
+      await t.addUser('demo');
+      await cli('user', 'deactivate', 'demo', 'alice');
+      const token = (await cli('token', 'create', 'demo', 'alice', '--name', 'x')).trim();
+      // B remembers the token of a deactivated user as refused...
+      expect((await userOnB(token)).status).toBe(401);
+      await cli('user', 'activate', 'demo', 'alice');
+      // ...until the activation reaches it.
+      await seenOnB(works(token));
+    },
+    'token revoke': async () => {
+      const { token } = await rememberedOnB();
+      const second = await loginOnA();
+      expect((await userOnB(second)).status).toBe(200);
+      await cli('token', 'revoke', 'demo', 'alice', '--id', second.split('|')[0]!);
+      await seenOnB(gone(second));
+      expect((await userOnB(token)).status).toBe(200);
+      await cli('token', 'revoke', 'demo', 'alice', '--all');
+      await seenOnB(gone(token));
+    },
+    'token create': async () => {
+      await t.addUser('demo');
+      const token = (await cli('token', 'create', 'demo', 'alice', '--name', 'x', '--abilities', 'user:read')).trim();
+      await seenOnB(works(token));
+    },
+    'token prune': async () => {
+      const { user, token } = await rememberedOnB();
+      const db = t.storage.tenantDb('demo');
+      const expired = toDbTimestamp(new Date(Date.now() - 48 * 3_600_000));
+      await db.updateTable('personal_access_tokens').set({ expires_at: expired }).where('tokenable_id', '=', user.id).execute();
+      await seenOnB(gone(token));
+      await cli('token', 'prune', '--hours', '24');
+      expect(await db.selectFrom('personal_access_tokens').select('id').execute()).toEqual([]);
+      expect((await userOnB(token)).status).toBe(401);
+    },
+    'import laravel': async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'groupadmin-source-'));
+      try {
+        const path = join(dir, 'database.sqlite');
+        const source = new Kysely({ dialect: new SqliteDialect({ database: new BetterSqlite3(path) }) });
+        const fixture = await buildLaravelSource(source, 'sqlite');
+        await source.destroy();
+        await cli('tenant', 'create', 'old');
+        await cli('import', 'laravel', 'old', '--from', `sqlite:${path}`);
+        await seenOnB(works(fixture.tokens[0]!.plain, 'old'));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    down: async () => {
+      const { token } = await rememberedOnB();
+      await cli('down');
+      await seenOnB(async () => (await userOnB(token)).status === 503);
+    },
+    up: async () => {
+      const { token } = await rememberedOnB();
+      await cli('down');
+      await seenOnB(async () => (await userOnB(token)).status === 503);
+      await cli('up');
+      await seenOnB(works(token));
+    },
+  };
+
+  it('has a scenario for every route that writes', () => {
+    const paths = (t.app.swagger() as { paths: Record<string, Record<string, unknown>> }).paths;
+    const writes = Object.entries(paths).flatMap(([path, operations]) =>
+      Object.keys(operations)
+        .filter((method) => !['get', 'head', 'options'].includes(method))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(writes.sort()).toEqual(Object.keys(routeScenarios).sort());
+  });
+
+  it('has a scenario for every command, or says why it writes nothing a cache holds', () => {
+    const leaves = (command: Command, prefix: string[] = []): string[] =>
+      command.commands.flatMap((sub) =>
+        sub.commands.length > 0 ? leaves(sub, [...prefix, sub.name()]) : [[...prefix, sub.name()].join(' ')],
+      );
+    const commands = leaves(buildProgram());
+    expect(commands.sort()).toEqual([...Object.keys(commandScenarios), ...Object.keys(READ_ONLY_COMMANDS)].sort());
+  });
+
+  for (const [route, scenario] of Object.entries(routeScenarios)) {
+    it(`route ${route}`, scenario);
+  }
+  for (const [command, scenario] of Object.entries(commandScenarios)) {
+    it(`groupadmin ${command}`, scenario);
+  }
+});
