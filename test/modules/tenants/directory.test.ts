@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTenantDirectory } from '../../src/modules/tenants/directory.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { sleep } from '../helpers/wait.js';
+import { createTenantDirectory } from '../../../src/modules/tenants/directory.js';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { sleep } from '../../helpers/wait.js';
 
 describe('tenant directory', () => {
   let t: TestApp;

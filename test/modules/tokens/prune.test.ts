@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/modules/tokens/rules.js';
-import { pruneExpiredTokens } from '../../src/modules/tokens/prune.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { issueToken } from '../../../src/modules/tokens/rules.js';
+import { pruneExpiredTokens } from '../../../src/modules/tokens/prune.js';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
 
 describe('pruneExpiredTokens', () => {
   let t: TestApp;

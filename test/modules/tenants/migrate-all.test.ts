@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readSetting } from '../../src/db/settings.js';
-import type { Storage } from '../../src/db/storage.js';
-import { migrateAll } from '../../src/modules/tenants/rules.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { readSetting } from '../../../src/db/settings.js';
+import type { Storage } from '../../../src/db/storage.js';
+import { migrateAll } from '../../../src/modules/tenants/rules.js';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
 
 describe('migrating every tenant', () => {
   let t: TestApp;

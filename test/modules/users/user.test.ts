@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changePassword, deactivateUser } from '../../src/modules/users/rules.js';
-import { deleteTokensOfUser } from '../../src/modules/tokens/queries.js';
-import { issueToken } from '../../src/modules/tokens/rules.js';
-import { toApiTimestampOrNull } from '../../src/lib/time.js';
-import { buildTestApp, hostOf, PASSWORD, type TestApp } from '../helpers/app.js';
+import { changePassword, deactivateUser } from '../../../src/modules/users/rules.js';
+import { deleteTokensOfUser } from '../../../src/modules/tokens/queries.js';
+import { issueToken } from '../../../src/modules/tokens/rules.js';
+import { toApiTimestampOrNull } from '../../../src/lib/time.js';
+import { buildTestApp, hostOf, PASSWORD, type TestApp } from '../../helpers/app.js';
 
 const UNAUTHENTICATED = '{"message":"Unauthenticated."}';
 const FIELD_ORDER = [
@@ -87,7 +87,7 @@ describe('GET /api/user', () => {
     const prefixed = await issueToken(db, user.id, { tokenPrefix: 'ga_' });
     expect((await getUser(`Bearer ${prefixed.plainTextToken}`)).statusCode).toBe(200);
     // Older Sanctum versions issued 40 characters and no checksum; only the hash counts.
-    const { hashTokenSecret } = await import('../../src/modules/tokens/secrets.js');
+    const { hashTokenSecret } = await import('../../../src/modules/tokens/secrets.js');
     const legacySecret = 'a'.repeat(40);
     const row = await db
       .insertInto('personal_access_tokens')

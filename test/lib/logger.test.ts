@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { lazyRequestLogger, writeInfoLine } from '../src/lib/logger.js';
+import { lazyRequestLogger, writeInfoLine } from '../../src/lib/logger.js';
 
 /** A pino logger writing into an array, as the service's logger writes to standard output. */
 function capture(level = 'info') {

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/modules/tokens/rules.js';
-import { createTokenVerifier } from '../../src/modules/tokens/verifier.js';
-import { parseBearerHeader } from '../../src/modules/tokens/secrets.js';
-import { deleteTokensOfUser } from '../../src/modules/tokens/queries.js';
-import { toApiUser } from '../../src/modules/users/schemas.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { sleep } from '../helpers/wait.js';
+import { issueToken } from '../../../src/modules/tokens/rules.js';
+import { createTokenVerifier } from '../../../src/modules/tokens/verifier.js';
+import { parseBearerHeader } from '../../../src/modules/tokens/secrets.js';
+import { deleteTokensOfUser } from '../../../src/modules/tokens/queries.js';
+import { toApiUser } from '../../../src/modules/users/schemas.js';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { sleep } from '../../helpers/wait.js';
 
 describe('token verifier', () => {
   let t: TestApp;

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/modules/tokens/rules.js';
-import { createLastUseRecorder } from '../../src/modules/tokens/last-use.js';
-import { toApiTimestampOrNull } from '../../src/lib/time.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { sleep, waitFor } from '../helpers/wait.js';
+import { issueToken } from '../../../src/modules/tokens/rules.js';
+import { createLastUseRecorder } from '../../../src/modules/tokens/last-use.js';
+import { toApiTimestampOrNull } from '../../../src/lib/time.js';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { sleep, waitFor } from '../../helpers/wait.js';
 
 describe('last-use recorder', () => {
   let t: TestApp;

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, JSON_HEADERS, type TestApp } from '../helpers/app.js';
-import { capturingLogger } from '../helpers/logs.js';
-import { freePort } from '../helpers/processes.js';
-import { sleep, waitFor } from '../helpers/wait.js';
+import { buildTestApp, JSON_HEADERS, type TestApp } from '../../helpers/app.js';
+import { capturingLogger } from '../../helpers/logs.js';
+import { freePort } from '../../helpers/processes.js';
+import { sleep, waitFor } from '../../helpers/wait.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 
