@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { buildApp } from '../app.js';
 import type { Config } from '../config.js';
 import { createStorage } from '../db/index.js';
+import type { Storage } from '../db/storage.js';
+import { listAllTenants } from '../modules/tenants/rules.js';
 import { openStorage, printFirstStart, seedFirstStart } from './first-start.js';
 import { STOP_MESSAGE, stopGracefully } from './shutdown.js';
 
@@ -29,7 +31,22 @@ export async function serve(config: Config, role: ServeRole = 'single'): Promise
     await storage.close();
   });
   if (role === 'worker') process.on('message', (message) => message === STOP_MESSAGE && stop());
+  void relayLeftovers(storage, app.log as Logger);
   return app;
+}
+
+/**
+ * A process that died between a commit and its relay left the change in the tenant's outbox:
+ * relayed here, in the background, once per start (and by the next write to that tenant anyway;
+ * until then the other instances re-read a remembered token row at most TOKEN_ROW_MAX_AGE_MS old).
+ */
+async function relayLeftovers(storage: Storage, log: Logger): Promise<void> {
+  try {
+    for (const tenant of await listAllTenants(storage)) await storage.invalidations.relay(tenant.slug);
+    await storage.invalidations.retryPending();
+  } catch (err) {
+    log.warn({ err }, 'could not relay the cache changes left by an earlier process; the feed retries them');
+  }
 }
 
 function listeningPort(app: FastifyInstance, config: Config): number {

@@ -12,7 +12,10 @@ import { buildProgram, main } from '../../src/cli/main.js';
 import { createStorage } from '../../src/db/index.js';
 import type { Storage } from '../../src/db/storage.js';
 import { toDbTimestamp } from '../../src/lib/time.js';
+import pg from 'pg';
+import { tenantSchema } from '../../src/db/postgres.js';
 import { buildLaravelSource } from '../helpers/laravel-source.js';
+import { startServer } from '../helpers/processes.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../helpers/app.js';
 import { sleep } from '../helpers/wait.js';
 
@@ -280,4 +283,59 @@ describe('every write path reaches the caches of every instance within a second'
   for (const [command, scenario] of Object.entries(commandScenarios)) {
     it(`groupadmin ${command}`, scenario);
   }
+});
+
+describe('a change whose process died before relaying it', () => {
+  it('reaches the other instances when a server starts', async () => {
+    const t = await buildTestApp();
+    const storageB = await createStorage(t.config);
+    const b = await buildApp(t.config, { storage: storageB, logger: pino({ level: 'silent' }) });
+    await b.ready();
+    let server: Awaited<ReturnType<typeof startServer>> | undefined;
+    try {
+      await t.addUser('demo');
+      const login = await t.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        headers: { ...JSON_HEADERS, host: hostOf('demo') },
+        payload: { username: 'alice', password: PASSWORD },
+      });
+      const token = login.json().api_key.plainTextToken as string;
+      const tokenId = Number(token.split('|')[0]);
+      const onB = async () =>
+        (await b.inject({ url: '/api/user', headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${token}` } }))
+          .statusCode;
+      expect(await onB()).toBe(200);
+      // B writes the token's first use within a second; any write to the tenant relays its whole
+      // outbox, so let that pass first.
+      await sleep(1500);
+      // The revocation commits with its outbox row (the trigger), and its process dies before relaying:
+      // here, a connection of its own that no storage watches.
+      if (t.config.databaseUrl) {
+        const client = new pg.Client({ connectionString: t.config.databaseUrl });
+        await client.connect();
+        await client.query(`delete from "${tenantSchema('demo')}".personal_access_tokens where id = $1`, [tokenId]);
+        await client.end();
+      } else {
+        const file = new BetterSqlite3(join(t.config.dataDir, 'tenants', 'demo.sqlite'));
+        file.prepare('delete from personal_access_tokens where id = ?').run(tokenId);
+        file.close();
+      }
+      await sleep(600);
+      expect(await onB()).toBe(200);
+      const env: Record<string, string> = { DATA_DIR: t.config.dataDir };
+      if (t.config.databaseUrl) env.DATABASE_URL = t.config.databaseUrl;
+      server = await startServer(env);
+      const started = performance.now();
+      while ((await onB()) !== 401) {
+        if (performance.now() - started > 2000) throw new Error('the leftover change did not arrive');
+        await sleep(20);
+      }
+    } finally {
+      await server?.stop();
+      await b.close();
+      await storageB.close();
+      await t.close();
+    }
+  });
 });
