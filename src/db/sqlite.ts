@@ -9,6 +9,8 @@ import { registryMigrations, tenantMigrations } from './migrations/index.js';
 import { migrateToLatest, type Storage } from './storage.js';
 import type { RegistryDatabase, TenantDatabase } from './types.js';
 
+// HOT PATH (see README, "Architecture"): readNow runs the token lookup synchronously on a statement prepared once per connection.
+
 const PREPARED_STATEMENTS_PER_CONNECTION = 64;
 /** How often open tenant files are checked for idleness. */
 const IDLE_SWEEP_MS = 1000;

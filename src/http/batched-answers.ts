@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 
+// HOT PATH (see README, "Architecture"): answers written together once per event-loop turn.
+
 type SendOn = (err: Error | null, payload?: unknown) => void;
 
 interface ReadyAnswer {

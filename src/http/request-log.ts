@@ -3,6 +3,8 @@ import { LogController, type FastifyInstance, type FastifyReply, type FastifyReq
 import fp from 'fastify-plugin';
 import { writeInfoLine } from '../lib/logger.js';
 
+// HOT PATH (see README, "Architecture"): the access line, written by hand in pino's form.
+
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** A request id: the caller's X-Request-Id when it is a plain token, else a new UUID. */

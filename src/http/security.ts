@@ -5,6 +5,8 @@ import fp from 'fastify-plugin';
 import { errors } from '../errors.js';
 import { DOCS_PREFIX } from './openapi.js';
 
+// HOT PATH (see README, "Architecture"): headers computed once at start.
+
 export interface SecurityOptions {
   corsOrigins: string[];
   requireHttps: boolean;

@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
 
+// HOT PATH (see README, "Architecture"): log lines handed over in batches.
+
 const FLUSH_INTERVAL_MS = 250;
 const WRITE_AT_LENGTH = 4096;
 

@@ -43,7 +43,9 @@ describe('every write path reaches the caches of every instance within a second'
   let t: TestApp;
   let storageB: Storage;
   let b: FastifyInstance;
-  const savedEnv = { ...process.env };
+  /** The variables the CLI reads here, restored after each test (process.env itself stays the same object). */
+  const CLI_ENV = ['DATA_DIR', 'LOG_LEVEL', 'DATABASE_URL'] as const;
+  const savedEnv = Object.fromEntries(CLI_ENV.map((name) => [name, process.env[name]]));
 
   beforeEach(async () => {
     t = await buildTestApp();
@@ -56,7 +58,10 @@ describe('every write path reaches the caches of every instance within a second'
     if (t.config.databaseUrl) process.env.DATABASE_URL = t.config.databaseUrl;
   });
   afterEach(async () => {
-    process.env = { ...savedEnv };
+    for (const name of CLI_ENV) {
+      if (savedEnv[name] === undefined) delete process.env[name];
+      else process.env[name] = savedEnv[name];
+    }
     await b.close();
     await storageB.close();
     await t.close();

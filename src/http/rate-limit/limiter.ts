@@ -7,6 +7,8 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 
+// HOT PATH (see README, "Architecture"): in-process fixed windows counted synchronously.
+
 export const WINDOW_SECONDS = 60;
 
 /** Who a request counts against: a user (valid token) or a client address (anything else). */

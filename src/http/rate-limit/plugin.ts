@@ -3,6 +3,8 @@ import fp from 'fastify-plugin';
 import { errors } from '../../errors.js';
 import type { RateDecision, RateLimits } from './limiter.js';
 
+// HOT PATH (see README, "Architecture"): one count per request, synchronous when counting in process.
+
 /**
  * Counts every request under /api (decisions.md section 6): against the user with a valid token,
  * else against tenant + client address. Runs in onRequest, before the body is read or a password

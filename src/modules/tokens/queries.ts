@@ -4,6 +4,8 @@ import type { PersonalAccessTokensTable, TenantDatabase } from '../../db/types.j
 import { SESSION_USER_COLUMNS, type SessionUser } from '../users/queries.js';
 import { USER_TOKENABLE_TYPE } from './secrets.js';
 
+// HOT PATH (see README, "Architecture"): the token lookup, compiled once per tenant and run through Storage.readNow.
+
 export type TokenRow = Selectable<PersonalAccessTokensTable>;
 type TenantDb = Kysely<TenantDatabase>;
 
