@@ -56,6 +56,9 @@ export function createHashingThreads({
       niceIncrement: nice,
       // Plain messages: a thread waiting on Atomics would hold the process.
       atomics: 'disabled',
+      // First come, first hashed: by default a job that finds no free thread goes to the back of
+      // the queue again, and under a login storm some waited past clients' time-outs.
+      stricterFIFO: true,
     }));
 
   return {
