@@ -19,7 +19,12 @@ export async function withStorage<T>(run: (storage: Storage, config: Config) => 
   const storage = await createStorage(config);
   try {
     await storage.migrateRegistry();
-    return await run(storage, config);
+    const result = await run(storage, config);
+    // What the command changed is in the tenants' outboxes; it must reach the running servers.
+    await storage.invalidations.retryPending().catch((err: unknown) => {
+      throw new CliError(`the change was saved, but the running servers could not be told of it yet: ${(err as Error).message ?? String(err)}`);
+    });
+    return result;
   } finally {
     await storage.close();
   }

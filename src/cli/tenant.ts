@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { listTenants } from '../modules/tenants/queries.js';
-import { createTenant } from '../modules/tenants/rules.js';
+import { createTenant, listAllTenants } from '../modules/tenants/rules.js';
 import { withStorage } from './context.js';
 
 export function registerTenantCommands(program: Command): void {
@@ -22,7 +21,7 @@ export function registerTenantCommands(program: Command): void {
     .description('list tenants, one per line: slug, tab, name')
     .action(() =>
       withStorage(async (storage) => {
-        for (const row of await listTenants(storage.registry)) process.stdout.write(`${row.slug}\t${row.name}\n`);
+        for (const row of await listAllTenants(storage)) process.stdout.write(`${row.slug}\t${row.name}\n`);
       }),
     );
 }

@@ -13,6 +13,7 @@ import {
   type TableMetadata,
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import type { OutboxRow } from './invalidation/queries.js';
 import { createInvalidationRelay } from './invalidation/relay.js';
 import { WriteWatchingDriver } from './invalidation/watched-driver.js';
 import { registryMigrations, tenantMigrations } from './migrations/index.js';
@@ -82,13 +83,14 @@ const sharedQueryCompiler = new PostgresQueryCompiler();
 class TenantDialect extends PostgresDialect {
   constructor(
     config: PostgresDialectConfig,
-    private readonly afterWrites: () => Promise<void>,
+    private readonly schema: string,
+    private readonly afterWrites: (seen: OutboxRow[]) => Promise<void>,
   ) {
     super(config);
   }
 
   override createDriver(): Driver {
-    return new WriteWatchingDriver(super.createDriver(), this.afterWrites);
+    return new WriteWatchingDriver(super.createDriver(), `"${this.schema}"."cache_changes"`, this.afterWrites);
   }
 
   override createQueryCompiler(): QueryCompiler {
@@ -128,8 +130,9 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
     let db = handles.get(slug);
     if (!db) {
       // Never destroyed: destroying it would end the shared pool (root.destroy() does that).
-      const own = new Kysely<unknown>({ dialect: new TenantDialect({ pool }, () => invalidations.relay(slug)) });
-      db = own.withSchema(tenantSchema(slug)) as unknown as Kysely<TenantDatabase>;
+      const schema = tenantSchema(slug);
+      const own = new Kysely<unknown>({ dialect: new TenantDialect({ pool }, schema, (seen) => invalidations.relay(slug, seen)) });
+      db = own.withSchema(schema) as unknown as Kysely<TenantDatabase>;
       handles.set(slug, db);
     }
     return db;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, SqliteDriver, SqliteQueryCompiler, type DatabaseConnection, type Driver, type QueryCompiler, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import type { OutboxRow } from './invalidation/queries.js';
 import { createInvalidationRelay } from './invalidation/relay.js';
 import { WriteWatchingDriver } from './invalidation/watched-driver.js';
 import { registryMigrations, tenantMigrations } from './migrations/index.js';
@@ -181,7 +182,7 @@ class SqliteFileDialect extends SqliteDialect {
   constructor(
     private readonly file: SqliteFile,
     /** For tenant files: relays the outbox after every write (db/invalidation). */
-    private readonly afterWrites?: () => Promise<void>,
+    private readonly afterWrites?: (seen: OutboxRow[]) => Promise<void>,
   ) {
     super({ database: file });
   }
@@ -189,7 +190,7 @@ class SqliteFileDialect extends SqliteDialect {
   override createDriver(): Driver {
     const driver = new SqliteFileDriver(this.file);
     const { afterWrites, file } = this;
-    return afterWrites ? new WriteWatchingDriver(driver, afterWrites, () => !file.createIfMissing) : driver;
+    return afterWrites ? new WriteWatchingDriver(driver, '"cache_changes"', afterWrites, () => !file.createIfMissing) : driver;
   }
 
   override createQueryCompiler(): QueryCompiler {
@@ -200,7 +201,7 @@ class SqliteFileDialect extends SqliteDialect {
 /** The file behind each Kysely instance of this storage, for readNow. */
 const filesOfKysely = new WeakMap<object, SqliteFile>();
 
-const kyselyFor = <T>(file: SqliteFile, afterWrites?: () => Promise<void>): Kysely<T> => {
+const kyselyFor = <T>(file: SqliteFile, afterWrites?: (seen: OutboxRow[]) => Promise<void>): Kysely<T> => {
   const db = new Kysely<T>({ dialect: new SqliteFileDialect(file, afterWrites) });
   filesOfKysely.set(db, file);
   return db;
@@ -253,7 +254,7 @@ export function createSqliteStorage({ dataDir, tenantCacheSize, idleSweepMs = ID
     let tenant = tenants.get(slug);
     if (!tenant) {
       const file = new SqliteFile(join(tenantDir, `${slug}.sqlite`), openSet);
-      tenant = { db: kyselyFor<TenantDatabase>(file, () => invalidations.relay(slug)), file };
+      tenant = { db: kyselyFor<TenantDatabase>(file, (seen) => invalidations.relay(slug, seen)), file };
       tenants.set(slug, tenant);
     }
     return tenant;

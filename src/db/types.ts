@@ -1,4 +1,4 @@
-import type { Generated, SqlBool } from 'kysely';
+import type { Generated, Selectable, SqlBool } from 'kysely';
 
 /**
  * Row shapes as the database holds them. Booleans come back as 0/1 from SQLite and as
@@ -26,6 +26,16 @@ export interface UsersTable {
   created_at: string;
   updated_at: string;
 }
+
+/** A user as the token lookup reads it: the password hash never leaves the database on that path. */
+export type SessionUser = Omit<Selectable<UsersTable>, 'password'>;
+export const SESSION_USER_COLUMNS = [
+  'id', 'username', 'email', 'firstname', 'lastname', 'gender_id', 'type_id', 'phonenumber', 'phonenumber_mobile',
+  'street', 'housenumber', 'zip', 'city', 'is_vegetarian', 'can_swimm', 'is_active', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof SessionUser)[];
+// A column added to the users table must be added above (or to the exclusions of SessionUser).
+const everySessionColumnListed: Record<Exclude<keyof SessionUser, (typeof SESSION_USER_COLUMNS)[number]>, never> = {};
+void everySessionColumnListed;
 
 /** Laravel Sanctum's table, column for column. */
 export interface PersonalAccessTokensTable {

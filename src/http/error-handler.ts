@@ -18,7 +18,7 @@ declare module 'fastify' {
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The 401, 403 and 422 answers that the original service turns into 419. */
-const CSRF_CODES = new Set<ErrorCode>(['unauthenticated', 'login_failed', 'ability_missing', 'validation_failed']);
+const CSRF_CODES = new Set<ErrorCode>(['unauthenticated', 'login_failed', 'ability_missing', 'unauthorized', 'validation_failed']);
 
 /** Does the first media type of the Accept header ask for JSON? `*\/*` alone does not count. */
 export function acceptsJson(accept: string | undefined): boolean {

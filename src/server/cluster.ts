@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import pino from 'pino';
-import { openStorage, printFirstStart, seedFirstStart } from './first-start.js';
+import { openStorage, printFirstStart, relayLeftovers, seedFirstStart } from './first-start.js';
 import type { Config } from '../config.js';
 import { STOP_MESSAGE, stopGracefully } from './shutdown.js';
 
@@ -14,6 +14,7 @@ export async function runPrimary(config: Config): Promise<void> {
   const log = pino({ level: config.logLevel });
   const storage = await openStorage(config);
   const account = await seedFirstStart(storage, config);
+  await relayLeftovers(storage, log).done;
   await storage.close();
 
   // Receives the workers' counting messages; must exist before the first worker asks.

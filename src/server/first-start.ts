@@ -1,8 +1,9 @@
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createStorage } from '../db/index.js';
 import type { Storage } from '../db/storage.js';
 import { generatePassword } from '../modules/auth/passwords.js';
-import { createTenant, hasNoTenants, migrateAll } from '../modules/tenants/rules.js';
+import { createTenant, hasNoTenants, listAllTenants, migrateAll } from '../modules/tenants/rules.js';
 import { createUser } from '../modules/users/rules.js';
 
 /** Opens the configured storage and brings the registry and every tenant to the latest migration. */
@@ -66,4 +67,25 @@ export function printFirstStart(config: Config, account: FirstStartAccount, port
       '',
     ].join('\n'),
   );
+}
+
+/**
+ * A process that died between a commit and its relay left the change in the tenant's outbox:
+ * relayed once per start, in the background (the next write to that tenant relays it too; until
+ * then the other instances re-read a remembered token row at most TOKEN_ROW_MAX_AGE_MS old).
+ */
+export function relayLeftovers(storage: Storage, log: Logger): { done: Promise<void>; cancel(): void } {
+  let cancelled = false;
+  const done = (async () => {
+    try {
+      for (const tenant of await listAllTenants(storage)) {
+        if (cancelled) return;
+        await storage.invalidations.relay(tenant.slug);
+      }
+      await storage.invalidations.retryPending();
+    } catch (err) {
+      log.warn({ err }, 'could not relay the cache changes left by an earlier process; the feed retries them');
+    }
+  })();
+  return { done, cancel: () => void (cancelled = true) };
 }

@@ -3,9 +3,7 @@ import type { Logger } from 'pino';
 import { buildApp } from '../app.js';
 import type { Config } from '../config.js';
 import { createStorage } from '../db/index.js';
-import type { Storage } from '../db/storage.js';
-import { listAllTenants } from '../modules/tenants/rules.js';
-import { openStorage, printFirstStart, seedFirstStart } from './first-start.js';
+import { openStorage, printFirstStart, relayLeftovers, seedFirstStart } from './first-start.js';
 import { STOP_MESSAGE, stopGracefully } from './shutdown.js';
 
 /**
@@ -19,6 +17,16 @@ export type ServeRole = 'single' | 'worker';
  * (for at most SHUTDOWN_TIMEOUT_MS), closes storage and Redis, exits 0.
  */
 export async function serve(config: Config, role: ServeRole = 'single'): Promise<FastifyInstance> {
+  let stopWhenReady = false;
+  let stop: (() => void) | undefined;
+  if (role === 'worker') {
+    // Asked to stop while still starting (a replacement for a worker that died): nothing to finish.
+    process.on('message', (message) => {
+      if (message !== STOP_MESSAGE) return;
+      if (stop) stop();
+      else stopWhenReady = true;
+    });
+  }
   const storage = role === 'single' ? await openStorage(config) : await createStorage(config);
   const account = role === 'single' ? await seedFirstStart(storage, config) : null;
   const app = await buildApp(config, { storage, localRateLimitStore: role === 'worker' ? 'cluster' : 'memory' });
@@ -26,27 +34,16 @@ export async function serve(config: Config, role: ServeRole = 'single'): Promise
   // Show "listening" now, not with the next batch of log lines.
   (app.log as Logger).flush();
   if (account) printFirstStart(config, account, listeningPort(app, config));
-  const { stop } = stopGracefully(app.log as Logger, config.shutdownTimeoutMs, async () => {
+  // The cluster primary relays leftovers itself, once, before it forks the workers.
+  const leftovers = role === 'single' ? relayLeftovers(storage, app.log as Logger) : undefined;
+  ({ stop } = stopGracefully(app.log as Logger, config.shutdownTimeoutMs, async () => {
+    leftovers?.cancel();
     await app.close();
+    await leftovers?.done;
     await storage.close();
-  });
-  if (role === 'worker') process.on('message', (message) => message === STOP_MESSAGE && stop());
-  void relayLeftovers(storage, app.log as Logger);
+  }));
+  if (stopWhenReady) stop();
   return app;
-}
-
-/**
- * A process that died between a commit and its relay left the change in the tenant's outbox:
- * relayed here, in the background, once per start (and by the next write to that tenant anyway;
- * until then the other instances re-read a remembered token row at most TOKEN_ROW_MAX_AGE_MS old).
- */
-async function relayLeftovers(storage: Storage, log: Logger): Promise<void> {
-  try {
-    for (const tenant of await listAllTenants(storage)) await storage.invalidations.relay(tenant.slug);
-    await storage.invalidations.retryPending();
-  } catch (err) {
-    log.warn({ err }, 'could not relay the cache changes left by an earlier process; the feed retries them');
-  }
 }
 
 function listeningPort(app: FastifyInstance, config: Config): number {

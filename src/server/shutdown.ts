@@ -12,6 +12,9 @@ export function stopGracefully(log: Logger, timeoutMs: number, close: () => Prom
   const { close: stop } = closeWithGrace(
     {
       delay: timeoutMs,
+      // SIGTERM and SIGINT only, as a process manager and a terminal send them; a fault signal
+      // (SIGSEGV, SIGBUS, ...) must still end the process at once, and the others keep their defaults.
+      skip: ['SIGHUP', 'SIGQUIT', 'SIGILL', 'SIGTRAP', 'SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGSEGV', 'SIGUSR2'],
       logger: { error: (err: unknown) => log.error({ err }, 'shutdown failed') },
       onTimeout: () => log.error({ timeoutMs }, 'shutdown timed out'),
       onSecondSignal: (signal) => log.error({ signal }, 'second signal while shutting down; exiting now'),

@@ -38,10 +38,25 @@ export async function openCacheChangeFeed(storage: Storage, options: CacheChange
   let lastPruneAt = Number.NEGATIVE_INFINITY;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let relaysFailing = false;
+
+  /**
+   * This process's changes that could not be relayed yet. Their failing (one tenant's file gone,
+   * say) does not make the feed less current: it is about what the others hear, not this process.
+   */
+  const retryRelays = async () => {
+    try {
+      await storage.invalidations.retryPending();
+      relaysFailing = false;
+    } catch (err) {
+      if (!relaysFailing) options.onError(err);
+      relaysFailing = true;
+    }
+  };
 
   const read = async () => {
     const startedAt = performance.now();
-    await storage.invalidations.retryPending();
+    await retryRelays();
     for (;;) {
       const rows = await readFeedAfter(storage.registry, cursor, READ_BATCH);
       for (const row of rows) options.onChange({ tenant: row.tenant, userId: row.user_id, tokenId: row.token_id });
@@ -80,7 +95,7 @@ export async function openCacheChangeFeed(storage: Storage, options: CacheChange
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await storage.invalidations.retryPending().catch(options.onError);
+      await retryRelays();
     },
   };
 }

@@ -3,10 +3,7 @@ import type { RegistryDatabase, TenantDatabase } from '../types.js';
 
 type Registry = Kysely<RegistryDatabase>;
 
-/**
- * A change to something a cache may hold: a user (userId), a token (tokenId), or, with both null,
- * anything of the tenant.
- */
+/** A change to something a cache may hold: a user (userId) or a token (tokenId). */
 export interface CacheChange {
   tenant: string;
   userId: number | null;
@@ -61,11 +58,22 @@ export async function deleteFeedBefore(registry: Registry, before: string): Prom
   await registry.deleteFrom('auth_changes').where('created_at', '<', before).execute();
 }
 
+/** A row of a tenant's outbox, written by its triggers. */
+export interface OutboxRow {
+  id: number;
+  user_id: number | null;
+  token_id: number | null;
+}
+
 /** What the tenant's triggers wrote and no relay has passed on yet, oldest first. */
-export function readOutbox(db: Kysely<TenantDatabase>, limit: number) {
+export function readOutbox(db: Kysely<TenantDatabase>, limit: number): Promise<OutboxRow[]> {
   return db.selectFrom('cache_changes').select(['id', 'user_id', 'token_id']).orderBy('id').limit(limit).execute();
 }
 
-export async function deleteOutboxThrough(db: Kysely<TenantDatabase>, lastId: number): Promise<void> {
-  await db.deleteFrom('cache_changes').where('id', '<=', lastId).execute();
+/**
+ * Deletes exactly the rows a relay read. Not "up to the last id": on PostgreSQL a transaction
+ * that took a smaller id may commit after a larger one was read, and its row must stay.
+ */
+export async function deleteOutboxRows(db: Kysely<TenantDatabase>, ids: number[]): Promise<void> {
+  await db.deleteFrom('cache_changes').where('id', 'in', ids).execute();
 }

@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import { toDbTimestamp } from '../../lib/time.js';
 import type { RegistryDatabase, TenantDatabase } from '../types.js';
-import { appendToFeed, deleteOutboxThrough, readOutbox, type CacheChange } from './queries.js';
+import { appendToFeed, deleteOutboxRows, readOutbox, type CacheChange, type OutboxRow } from './queries.js';
 
 const BATCH = 500;
+/** How long this process remembers that it already told its caches of an outbox row. */
+const TOLD_KEEP_MS = 60_000;
 
 /**
  * How a change to cached rows reaches every cache, by construction:
@@ -18,8 +20,12 @@ const BATCH = 500;
 export interface Invalidations {
   /** Called for every change this process relays, before the write's caller goes on. */
   subscribe(listener: (change: CacheChange) => void): () => void;
-  /** Relays the tenant's outbox; resolves once a relay that started after this call has ended. */
-  relay(tenant: string): Promise<void>;
+  /**
+   * Relays the tenant's outbox; resolves once a relay that started after this call has ended.
+   * `seen`: outbox rows a writer read just before its commit, told to this process at once
+   * (another process may relay them first).
+   */
+  relay(tenant: string, seen?: OutboxRow[]): Promise<void>;
   /** Relays again what could not be relayed; rejects while that still fails. */
   retryPending(): Promise<void>;
 }
@@ -36,6 +42,12 @@ interface TenantRelay {
   next?: Promise<void>;
 }
 
+const toChange = (tenant: string, row: OutboxRow): CacheChange => ({
+  tenant,
+  userId: row.user_id === null ? null : Number(row.user_id),
+  tokenId: row.token_id === null ? null : Number(row.token_id),
+});
+
 export function createInvalidationRelay({ registry, dialect, tenantDb }: RelayOptions): Invalidations {
   const listeners = new Set<(change: CacheChange) => void>();
   const relays = new Map<string, TenantRelay>();
@@ -47,14 +59,11 @@ export function createInvalidationRelay({ registry, dialect, tenantDb }: RelayOp
     for (;;) {
       const rows = await readOutbox(db, BATCH);
       if (rows.length === 0) return;
-      const changes = rows.map((row) => ({
-        tenant,
-        userId: row.user_id === null ? null : Number(row.user_id),
-        tokenId: row.token_id === null ? null : Number(row.token_id),
-      }));
-      for (const change of changes) for (const listener of listeners) listener(change);
+      const changes = rows.map((row) => toChange(tenant, row));
+      tell(tenant, rows);
       await appendToFeed(registry, dialect, changes, toDbTimestamp(new Date()));
-      await deleteOutboxThrough(db, Number(rows[rows.length - 1]!.id));
+      await deleteOutboxRows(db, rows.map((row) => Number(row.id)));
+      for (const row of rows) told.delete(toldKey(tenant, row));
       if (rows.length < BATCH) return;
     }
   };
@@ -77,7 +86,28 @@ export function createInvalidationRelay({ registry, dialect, tenantDb }: RelayOp
     return running;
   };
 
-  const relay = (tenant: string): Promise<void> => {
+  // Outbox rows this process's caches have heard of already (a writer's own, read before its
+  // commit), so that its relay does not tell them again. Rows another process relayed are
+  // forgotten after TOLD_KEEP_MS.
+  const told = new Map<string, number>();
+  const toldKey = (tenant: string, row: OutboxRow) => `${tenant}\u0000${row.id}`;
+  const tell = (tenant: string, rows: OutboxRow[]) => {
+    const now = performance.now();
+    for (const row of rows) {
+      const key = toldKey(tenant, row);
+      if (told.has(key)) continue;
+      told.set(key, now);
+      const change = toChange(tenant, row);
+      for (const listener of listeners) listener(change);
+    }
+    for (const [key, at] of told) {
+      if (now - at < TOLD_KEEP_MS) break;
+      told.delete(key);
+    }
+  };
+
+  const relay = (tenant: string, seen: OutboxRow[] = []): Promise<void> => {
+    tell(tenant, seen);
     let state = relays.get(tenant);
     if (!state) relays.set(tenant, (state = {}));
     if (state.next) return state.next;

@@ -1,4 +1,5 @@
-import type { CompiledQuery, DatabaseConnection, Driver, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Driver, type QueryCompiler, type QueryResult, type TransactionSettings } from 'kysely';
+import type { OutboxRow } from './queries.js';
 
 /**
  * Statements that may change rows. Read by their text, not by the rows they report: an UPDATE
@@ -14,18 +15,55 @@ const WRITE = /^\s*(insert|update|delete|replace|merge|with)\b/i;
 const isOutboxCleanup = (query: CompiledQuery): boolean =>
   query.sql.startsWith('delete from') && query.sql.includes('"cache_changes"');
 
-/** A connection that remembers whether a statement that may change rows ran on it. */
+const BEGIN = CompiledQuery.raw('begin');
+const COMMIT = CompiledQuery.raw('commit');
+const ROLLBACK = CompiledQuery.raw('rollback');
+
+/**
+ * A connection that notices writes, and reads the outbox just before they commit: what it reads
+ * then holds this connection's own changes for certain (another process may relay and delete them
+ * the moment they are committed, and this process must still forget them at once).
+ */
 class WatchedConnection implements DatabaseConnection {
   wrote = false;
-  constructor(readonly inner: DatabaseConnection) {}
+  inTransaction = false;
+  /** The outbox as this connection's last write saw it before committing. */
+  seen: OutboxRow[] = [];
 
-  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (!this.wrote && WRITE.test(query.sql) && !isOutboxCleanup(query)) this.wrote = true;
-    return this.inner.executeQuery<R>(query);
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly outbox: CompiledQuery,
+    private readonly watching: () => boolean,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const watched = WRITE.test(query.sql) && !isOutboxCleanup(query) && this.watching();
+    if (!watched) return this.inner.executeQuery<R>(query);
+    if (this.inTransaction) {
+      const result = await this.inner.executeQuery<R>(query);
+      this.wrote = true;
+      return result;
+    }
+    // A write on its own: in a transaction of its own, so that its outbox rows can be read first.
+    await this.inner.executeQuery(BEGIN);
+    try {
+      const result = await this.inner.executeQuery<R>(query);
+      await this.readOutbox();
+      await this.inner.executeQuery(COMMIT);
+      this.wrote = true;
+      return result;
+    } catch (err) {
+      await this.inner.executeQuery(ROLLBACK).catch(() => undefined);
+      throw err;
+    }
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
     return this.inner.streamQuery<R>(query, chunkSize);
+  }
+
+  async readOutbox(): Promise<void> {
+    this.seen.push(...(await this.inner.executeQuery<OutboxRow>(this.outbox)).rows);
   }
 }
 
@@ -36,50 +74,67 @@ class WatchedConnection implements DatabaseConnection {
  * written, passes here: no route or command announces a change by hand.
  */
 export class WriteWatchingDriver implements Driver {
+  private readonly outbox: CompiledQuery;
+
   constructor(
     private readonly inner: Driver,
-    /** Runs after a connection that wrote was released; its promise is awaited by the writer. */
-    private readonly afterWrites: () => Promise<void>,
+    /** The outbox's name as SQL: "cache_changes", or "<schema>"."cache_changes". */
+    outboxTable: string,
+    /**
+     * Runs after a connection that wrote was released, with the outbox rows it saw before its
+     * commit (its own among them); its promise is awaited by the writer.
+     */
+    private readonly afterWrites: (seen: OutboxRow[]) => Promise<void>,
     /** False while the database is being migrated: the outbox may not exist yet. */
     private readonly watching: () => boolean = () => true,
-  ) {}
+  ) {
+    this.outbox = CompiledQuery.raw(`select id, user_id, token_id from ${outboxTable} order by id`);
+  }
 
   init(): Promise<void> {
     return this.inner.init();
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new WatchedConnection(await this.inner.acquireConnection());
+    return new WatchedConnection(await this.inner.acquireConnection(), this.outbox, this.watching);
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(innerOf(connection), settings);
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await this.inner.beginTransaction(innerOf(connection), settings);
+    watched(connection).inTransaction = true;
   }
 
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(innerOf(connection));
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const watchedConnection = watched(connection);
+    if (watchedConnection.wrote) await watchedConnection.readOutbox();
+    watchedConnection.inTransaction = false;
+    await this.inner.commitTransaction(innerOf(connection));
   }
 
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(innerOf(connection));
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const watchedConnection = watched(connection);
+    watchedConnection.inTransaction = false;
+    watchedConnection.wrote = false;
+    await this.inner.rollbackTransaction(innerOf(connection));
   }
 
-  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    await this.inner.savepoint?.(innerOf(connection), name, compile);
+  savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    return savepointStep(this.inner.savepoint, this.inner, connection, name, compile);
   }
 
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    await this.inner.rollbackToSavepoint?.(innerOf(connection), name, compile);
+  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    return savepointStep(this.inner.rollbackToSavepoint, this.inner, connection, name, compile);
   }
 
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    await this.inner.releaseSavepoint?.(innerOf(connection), name, compile);
+  releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    return savepointStep(this.inner.releaseSavepoint, this.inner, connection, name, compile);
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const { wrote, seen } = watched(connection);
     // Given back first: on SQLite the relay needs the file's only connection.
     await this.inner.releaseConnection(innerOf(connection));
-    if ((connection as WatchedConnection).wrote && this.watching()) await this.afterWrites();
+    if (wrote) await this.afterWrites(seen);
   }
 
   destroy(): Promise<void> {
@@ -87,4 +142,18 @@ export class WriteWatchingDriver implements Driver {
   }
 }
 
-const innerOf = (connection: DatabaseConnection): DatabaseConnection => (connection as WatchedConnection).inner;
+const watched = (connection: DatabaseConnection): WatchedConnection => connection as WatchedConnection;
+const innerOf = (connection: DatabaseConnection): DatabaseConnection => watched(connection).inner;
+
+type SavepointStep = Driver['savepoint'];
+
+function savepointStep(
+  step: SavepointStep,
+  inner: Driver,
+  connection: DatabaseConnection,
+  name: string,
+  compile: QueryCompiler['compileQuery'],
+): Promise<void> {
+  if (!step) throw new Error('The driver does not support savepoints');
+  return step.call(inner, innerOf(connection), name, compile);
+}

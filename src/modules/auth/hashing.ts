@@ -52,8 +52,8 @@ export function createHashingThreads({
       minThreads: 0,
       maxThreads: threads,
       idleTimeout: idleMs,
-      // Linux keeps a nice value per thread: piscina lowers each of its threads only.
-      niceIncrement: nice,
+      // Each thread lowers its own priority (hash-worker.mjs): no optional native module needed.
+      workerData: { nice },
       // Plain messages: a thread waiting on Atomics would hold the process.
       atomics: 'disabled',
       // First come, first hashed: by default a job that finds no free thread goes to the back of

@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 import { createHashingThreads, HashJobError } from './hashing.js';
 
 // argon2id with OWASP's recommended floor, hashed on low-priority threads of its own (see
-// hashing-threads.ts), so a login never blocks the event loop nor takes CPU it needs. At most
+// hashing.ts), so a login never blocks the event loop nor takes CPU it needs. At most
 // (cores - 1) hashes run at once, so one core stays free for answering requests (measured before
 // the threads were niced: GET /api/user p99 4 ms -> 16 ms with 4 concurrent hashes on 2 cores).
 const ARGON2_OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 };

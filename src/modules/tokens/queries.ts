@@ -1,7 +1,6 @@
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { Storage } from '../../db/storage.js';
-import type { PersonalAccessTokensTable, TenantDatabase } from '../../db/types.js';
-import { SESSION_USER_COLUMNS, type SessionUser } from '../users/queries.js';
+import { SESSION_USER_COLUMNS, type PersonalAccessTokensTable, type SessionUser, type TenantDatabase } from '../../db/types.js';
 import { USER_TOKENABLE_TYPE } from './secrets.js';
 
 // HOT PATH (see README, "Architecture"): the token lookup, compiled once per tenant and run through Storage.readNow.

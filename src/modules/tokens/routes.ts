@@ -43,7 +43,7 @@ const tokenRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (a
       config: { requires: 'tokens:write' },
       schema: {
         params: Type.Object({ id: Type.String() }),
-        response: { 204: NoContent, 404: { ...ErrorSchema, description: "Token not found. (also for another user's token)" } },
+        response: { 204: { ...NoContent, description: 'Revoked' }, 404: { ...ErrorSchema, description: "Token not found. (also for another user's token)" } },
       },
     },
     async (request, reply) => {

@@ -146,11 +146,6 @@ export function createTokenVerifier({ storage, isCurrent, maxAgeMs = TOKEN_ROW_M
     tokensOfUser.delete(owner);
   };
 
-  const forgetTenant = (tenant: string) => {
-    const prefix = key(tenant, 0).slice(0, -1);
-    for (const cacheKey of [...cache.keys()]) if (cacheKey.startsWith(prefix)) cache.delete(cacheKey);
-  };
-
   return {
     async verify(tenant, db, bearer, now) {
       const cacheKey = key(tenant, bearer.id);
@@ -184,7 +179,6 @@ export function createTokenVerifier({ storage, isCurrent, maxAgeMs = TOKEN_ROW_M
       generations.set(tenant, generationOf(tenant) + 1);
       if (tokenId !== null) cache.delete(key(tenant, tokenId));
       if (userId !== null) forgetUser(tenant, userId);
-      if (tokenId === null && userId === null) forgetTenant(tenant);
     },
     forgetAll() {
       cache.clear();

@@ -3,15 +3,6 @@ import type { TenantDatabase, UsersTable } from '../../db/types.js';
 import { containsNul, lowerAscii } from '../../lib/validation.js';
 
 export type UserRow = Selectable<UsersTable>;
-/** A user as the token lookup reads it: the password hash never leaves the database on that path. */
-export type SessionUser = Omit<UserRow, 'password'>;
-export const SESSION_USER_COLUMNS = [
-  'id', 'username', 'email', 'firstname', 'lastname', 'gender_id', 'type_id', 'phonenumber', 'phonenumber_mobile',
-  'street', 'housenumber', 'zip', 'city', 'is_vegetarian', 'can_swimm', 'is_active', 'created_at', 'updated_at',
-] as const satisfies readonly (keyof SessionUser)[];
-// A column added to the users table must be added above (or to the exclusions of SessionUser).
-const everySessionColumnListed: Record<Exclude<keyof SessionUser, (typeof SESSION_USER_COLUMNS)[number]>, never> = {};
-void everySessionColumnListed;
 type TenantDb = Kysely<TenantDatabase>;
 
 

@@ -1,55 +1,71 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 import { Timestamp } from '../../http/schemas.js';
 import { compileObjectValidator, StoredText } from '../../lib/validation.js';
 import { toApiTimestamp } from '../../lib/time.js';
-import type { SessionUser } from './queries.js';
+import type { SessionUser } from '../../db/types.js';
 
-// The user resource, defined once: its fields with the rules their input follows. GET /user's
-// answer, the request bodies that set them, the static types, the serializer, the OpenAPI
-// document and (generated from it) the typed client all come from these schemas.
+// The user resource, defined once: each field's type on the wire and the rules its input
+// follows. GET /user's answer, the request bodies that set the fields, the static types, the
+// serializer, the OpenAPI document and (generated from it) the typed client all come from here.
+// Answers carry the plain types: rows that older data or an import brought in are shown as they
+// are, never refused on the way out.
 
-const Name = StoredText({ minLength: 1, maxLength: 255 });
-const NullableText = Type.Union([StoredText({ maxLength: 255 }), Type.Null()]);
-const NullableId = Type.Union([Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), Type.Null()]);
+interface Field<Out extends TSchema, In extends TSchema> {
+  out: Out;
+  in: In;
+}
+const field = <Out extends TSchema, In extends TSchema>(out: Out, input: In): Field<Out, In> => ({ out, in: input });
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const name = () => field(Type.String(), StoredText({ minLength: 1, maxLength: 255 }));
+const nullableText = () => field(NullableString, Type.Union([StoredText({ maxLength: 255 }), Type.Null()]));
+const nullableId = () =>
+  field(Type.Union([Type.Integer(), Type.Null()]), Type.Union([Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), Type.Null()]));
+const flag = () => field(Type.Boolean(), Type.Boolean());
+
 /** No whitespace, no '|' (the token separator), no U+0000 (see StoredText). */
 export const Username = StoredText({ minLength: 1, maxLength: 255, pattern: '^[^\\s|\\u0000]+$' });
 /** The length rule of every password that is set (PUT /user/password, the CLI, people). */
 export const NewPassword = Type.String({ minLength: 8, maxLength: 1024 });
 
 /** The fields a user changes about themselves (PATCH /user), in GET /user's order. */
-const profileFields = {
-  email: StoredText({ format: 'email', maxLength: 255 }),
-  firstname: Name,
-  lastname: Name,
-  gender_id: NullableId,
-  type_id: NullableId,
-  phonenumber: NullableText,
-  phonenumber_mobile: NullableText,
-  street: NullableText,
-  housenumber: NullableText,
-  zip: NullableText,
-  city: NullableText,
-  is_vegetarian: Type.Boolean(),
-  can_swimm: Type.Boolean(),
+const profile = {
+  email: field(Type.String(), StoredText({ format: 'email', maxLength: 255 })),
+  firstname: name(),
+  lastname: name(),
+  gender_id: nullableId(),
+  type_id: nullableId(),
+  phonenumber: nullableText(),
+  phonenumber_mobile: nullableText(),
+  street: nullableText(),
+  housenumber: nullableText(),
+  zip: nullableText(),
+  city: nullableText(),
+  is_vegetarian: flag(),
+  can_swimm: flag(),
 };
-export type ProfileField = keyof typeof profileFields;
-export const PROFILE_FIELDS = Object.keys(profileFields) as ProfileField[];
+type Profile = typeof profile;
+export type ProfileField = keyof Profile;
+export const PROFILE_FIELDS = Object.keys(profile) as ProfileField[];
+
+const outputs = { ...Object.fromEntries(PROFILE_FIELDS.map((key) => [key, profile[key].out])) } as { [K in ProfileField]: Profile[K]['out'] };
+const inputs = { ...Object.fromEntries(PROFILE_FIELDS.map((key) => [key, profile[key].in])) } as { [K in ProfileField]: Profile[K]['in'] };
 
 /** GET /user's shape (api.md 2.1): exactly these 17 fields, in this order. */
 export const UserSchema = Type.Object({
   id: Type.Integer(),
   username: Type.String(),
-  ...profileFields,
+  ...outputs,
   created_at: Timestamp,
   updated_at: Timestamp,
 });
 export type ApiUser = Static<typeof UserSchema>;
 
 /** PATCH /user: any profile field. */
-export const ProfileUpdateSchema = Type.Partial(Type.Object(profileFields));
+export const ProfileUpdateSchema = Type.Partial(Type.Object(inputs));
 export type ProfileUpdate = Static<typeof ProfileUpdateSchema>;
 
-const { email, firstname, lastname, ...optionalProfile } = profileFields;
+const { email, firstname, lastname, ...optionalProfile } = inputs;
 /** A new user (the CLI; people with a login): username, e-mail and names required. */
 export const NewUserSchema = Type.Object({
   username: Username,
