@@ -472,7 +472,6 @@ export interface paths {
                         "application/json": {
                             id: number;
                             username: string;
-                            /** Format: email */
                             email: string;
                             firstname: string;
                             lastname: string;
@@ -660,7 +659,6 @@ export interface paths {
                         "application/json": {
                             id: number;
                             username: string;
-                            /** Format: email */
                             email: string;
                             firstname: string;
                             lastname: string;
@@ -1831,7 +1829,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description No content */
+                /** @description Revoked */
                 204: {
                     headers: {
                         /** @description Requests allowed in the window */
