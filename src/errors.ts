@@ -142,6 +142,7 @@ export const attribute = (field: string): string => field.replace(/_/g, ' ');
  */
 export const fieldMessages = {
   taken: (field: string) => `The ${attribute(field)} has already been taken.`,
+  invalid: (field: string) => `The ${attribute(field)} field is invalid.`,
   prohibited: (field: string) => `The ${attribute(field)} field is prohibited.`,
   confirmationMismatch: (field: string) => `The ${attribute(field)} field confirmation does not match.`,
   passwordIncorrect: () => 'The password is incorrect.',
