@@ -20,6 +20,7 @@ import { createLogger, lazyRequestLogger } from './lib/logger.js';
 import authRoutes from './modules/auth/routes.js';
 import maintenance from './modules/maintenance/plugin.js';
 import { createTenantDirectory } from './modules/tenants/directory.js';
+import tenantRoutes from './modules/tenants/routes.js';
 import { createTokenAuthenticator } from './modules/tokens/authenticator.js';
 import { createLastUseRecorder } from './modules/tokens/last-use.js';
 import tokenRoutes from './modules/tokens/routes.js';
@@ -141,6 +142,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(authRoutes, { tokenPrefix });
       await api.register(userRoutes, { tokenPrefix });
       await api.register(tokenRoutes, { tokenPrefix });
+      await api.register(tenantRoutes, { storage });
     },
     { prefix: '/api' },
   );

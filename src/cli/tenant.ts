@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createTenant, listAllTenants } from '../modules/tenants/rules.js';
+import { createTenant, listAllTenants, setTenantTimezone } from '../modules/tenants/rules.js';
 import { withStorage } from './context.js';
 
 export function registerTenantCommands(program: Command): void {
@@ -13,6 +13,16 @@ export function registerTenantCommands(program: Command): void {
       withStorage(async (storage) => {
         const row = await createTenant(storage, slug, options.name);
         process.stdout.write(`created tenant "${row.slug}" (${row.name})\n`);
+      }),
+    );
+
+  tenant
+    .command('timezone <slug> <zone>')
+    .description('set the time zone (IANA name, e.g. Europe/Zurich) in which the tenant\'s days begin and end')
+    .action((slug: string, zone: string) =>
+      withStorage(async (storage) => {
+        const row = await setTenantTimezone(storage, slug, zone);
+        process.stdout.write(`time zone of "${row.slug}" set to ${row.timezone}\n`);
       }),
     );
 

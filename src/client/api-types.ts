@@ -1985,6 +1985,156 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            message: string;
+                            data: {
+                                tenant: {
+                                    slug: string;
+                                    name: string;
+                                    /** @description IANA time zone name; "today" for memberships and events is a date there */
+                                    timezone: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown, revoked or expired token */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            message: "Unauthenticated.";
+                        };
+                    };
+                };
+                /** @description Tenant not found (unknown host), or the resource does not exist */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            message: "Too Many Attempts.";
+                            retry_after: number;
+                        };
+                    };
+                };
+                /** @description Server Error (details only in the log) */
+                500: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window, never below 0 */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (seconds) at which the window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait before retrying */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {

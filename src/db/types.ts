@@ -70,6 +70,8 @@ export interface TenantsTable {
   id: Generated<number>;
   slug: string;
   name: string;
+  /** IANA time zone name, e.g. "Europe/Zurich"; "UTC" unless set. */
+  timezone: Generated<string>;
   created_at: string;
 }
 

@@ -9,6 +9,10 @@ describe('groupadmin command line', () => {
   let env: Record<string, string>;
   let services: TestServices;
   beforeEach(async () => {
+    // The commands run synchronously (spawnSync), so a test never returns to the event loop; let it
+    // run between tests, or vitest's worker misses the answers to its progress reports for as long
+    // as the whole file takes (over 60 s on a busy machine: "Timeout calling onTaskUpdate").
+    await new Promise((resolve) => setImmediate(resolve));
     services = await testServices();
     env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'groupadmin-cli-')), ...services.env };
   });
@@ -29,6 +33,16 @@ describe('groupadmin command line', () => {
       expect(result.stdout).toContain('Usage: groupadmin');
     }
     expect(cli(['user', 'create', '--help']).stdout).toContain('--password-stdin');
+  });
+
+  it('sets a tenant\'s time zone by its IANA name, refusing others with one line', () => {
+    expect(cli(['tenant', 'create', 'acme']).status).toBe(0);
+    const set = cli(['tenant', 'timezone', 'acme', 'europe/zurich']);
+    expect(set).toMatchObject({ status: 0, stdout: 'time zone of "acme" set to Europe/Zurich\n' });
+    const bad = cli(['tenant', 'timezone', 'acme', 'Mars/Olympus']);
+    expect(bad).toMatchObject({ status: 1, stderr: 'groupadmin: "Mars/Olympus" is not a time zone: use an IANA name such as Europe/Zurich\n' });
+    expect(cli(['tenant', 'timezone', 'nowhere', 'UTC'])).toMatchObject({ status: 1, stderr: 'groupadmin: tenant "nowhere" not found\n' });
+    expect(cli(['tenant', 'timezone', 'acme']).status).toBe(2);
   });
 
   it('exits 2 on wrong usage', () => {

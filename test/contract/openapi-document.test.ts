@@ -26,7 +26,7 @@ describe('the OpenAPI document', () => {
       Object.keys(methods as object).map((method) => `${method.toUpperCase()} ${path}`),
     );
     expect(operations.sort()).toEqual([
-      'DELETE /tokens', 'DELETE /tokens/{id}', 'GET /tokens', 'GET /user', 'PATCH /user', 'POST /login',
+      'DELETE /tokens', 'DELETE /tokens/{id}', 'GET /tenant', 'GET /tokens', 'GET /user', 'PATCH /user', 'POST /login',
       'POST /logout', 'POST /tokens', 'PUT /user/password',
     ]);
     expect(document.paths['/login'].post.tags).toEqual(['original']);

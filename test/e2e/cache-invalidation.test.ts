@@ -185,6 +185,14 @@ describe('every write path reaches the caches of every instance within a second'
       const token = (await cli('token', 'create', 'newclub', 'nina', '--name', 'x')).trim();
       await seenOnB(works(token, 'newclub'));
     },
+    'tenant timezone': async () => {
+      const { token } = await rememberedOnB();
+      await cli('tenant', 'timezone', 'demo', 'Europe/Zurich');
+      await seenOnB(async () => {
+        const answer = await onB('/api/tenant', token);
+        return answer.statusCode === 200 && answer.json().data.tenant.timezone === 'Europe/Zurich';
+      });
+    },
     'user create': async () => {
       await cli('user', 'create', 'demo', 'bob', '--email', 'bob@example.com', '--firstname', 'B', '--lastname', 'B');
       const token = (await cli('token', 'create', 'demo', 'bob', '--name', 'x')).trim();

@@ -12,8 +12,12 @@ export function listTenants(registry: Registry): Promise<TenantRow[]> {
   return registry.selectFrom('tenants').selectAll().orderBy('slug').execute();
 }
 
-export function insertTenant(registry: Registry, tenant: Omit<TenantRow, 'id'>): Promise<TenantRow> {
+export function insertTenant(registry: Registry, tenant: Omit<TenantRow, 'id' | 'timezone'>): Promise<TenantRow> {
   return registry.insertInto('tenants').values(tenant).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateTenantTimezone(registry: Registry, slug: string, timezone: string): Promise<void> {
+  await registry.updateTable('tenants').set({ timezone }).where('slug', '=', slug).execute();
 }
 
 export async function countTenants(registry: Registry): Promise<number> {

@@ -1,4 +1,5 @@
-import { countTenants, findTenantBySlug, insertTenant, listTenants, type TenantRow } from './queries.js';
+import { countTenants, findTenantBySlug, insertTenant, listTenants, updateTenantTimezone, type TenantRow } from './queries.js';
+import type { TenantRecord } from './schemas.js';
 import { tenantMigrations } from '../../db/migrations/index.js';
 import { readSetting, writeSetting } from '../../db/settings.js';
 import type { Storage } from '../../db/storage.js';
@@ -32,6 +33,34 @@ export async function requireTenant(storage: Storage, slug: string): Promise<Ten
   const tenant = await findTenantBySlug(storage.registry, slug);
   if (!tenant) throw new TenantError(`tenant "${slug}" not found`);
   return tenant;
+}
+
+/**
+ * The canonical IANA name of a time zone ("europe/zurich" -> "Europe/Zurich"), or null when there
+ * is no such zone. Offsets ("+01:00") are not names: a tenant's "today" must follow summer time.
+ */
+export function canonicalTimeZone(zone: string): string | null {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(zone)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/** Sets the tenant's time zone; a TenantError names a tenant or zone that does not exist. */
+export async function setTenantTimezone(storage: Storage, slug: string, zone: string): Promise<TenantRow> {
+  const timezone = canonicalTimeZone(zone);
+  if (!timezone) throw new TenantError(`"${zone}" is not a time zone: use an IANA name such as Europe/Zurich`);
+  await requireTenant(storage, slug);
+  await updateTenantTimezone(storage.registry, slug, timezone);
+  return requireTenant(storage, slug);
+}
+
+/** The tenant as GET /tenant shows it, read from the registry (not the host cache: a new zone shows at once). */
+export async function findTenantRecord(storage: Pick<Storage, 'registry'>, slug: string): Promise<TenantRecord | null> {
+  const row = await findTenantBySlug(storage.registry, slug);
+  return row ? { slug: row.slug, name: row.name, timezone: row.timezone } : null;
 }
 
 /** Registry setting: the newest tenant migration every tenant has (written after migrating all). */

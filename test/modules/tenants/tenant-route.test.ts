@@ -1,0 +1,47 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canonicalTimeZone, setTenantTimezone, TenantError } from '../../../src/modules/tenants/rules.js';
+import { issueToken } from '../../../src/modules/tokens/rules.js';
+import { buildTestApp, hostOf, JSON_HEADERS, type TestApp } from '../../helpers/app.js';
+
+describe('GET /api/tenant and the tenant time zone', () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await buildTestApp();
+  });
+  afterEach(() => t.close());
+
+  const get = (token: string | null, tenant = 'demo') =>
+    t.app.inject({
+      method: 'GET',
+      url: '/api/tenant',
+      headers: { ...JSON_HEADERS, host: hostOf(tenant), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    });
+
+  it('answers slug, name and time zone to any valid token, whatever its abilities', async () => {
+    const alice = await t.addUser('demo');
+    const narrow = await issueToken(t.storage.tenantDb('demo'), alice.id, { tokenPrefix: '', abilities: ['tokens:read'] });
+    const answer = await get(narrow.plainTextToken);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json()).toEqual({ success: true, message: 'success', data: { tenant: { slug: 'demo', name: 'demo', timezone: 'UTC' } } });
+    expect((await get(null)).json()).toEqual({ message: 'Unauthenticated.' });
+    expect((await get(null)).statusCode).toBe(401);
+  });
+
+  it('shows a new time zone at once, by its canonical name', async () => {
+    const alice = await t.addUser('demo');
+    const token = (await issueToken(t.storage.tenantDb('demo'), alice.id, { tokenPrefix: '' })).plainTextToken;
+    const row = await setTenantTimezone(t.storage, 'demo', 'europe/zurich');
+    expect(row.timezone).toBe('Europe/Zurich');
+    expect((await get(token)).json().data.tenant.timezone).toBe('Europe/Zurich');
+  });
+
+  it('accepts IANA names only, and names the tenant or zone it refuses', async () => {
+    expect(canonicalTimeZone('UTC')).toBe('UTC');
+    expect(canonicalTimeZone('pacific/auckland')).toBe('Pacific/Auckland');
+    for (const zone of ['Mars/Olympus', '+01:00', '', 'Europe/../etc', 'UTC\u0000']) expect(canonicalTimeZone(zone), zone).toBeNull();
+    await expect(setTenantTimezone(t.storage, 'demo', 'Mars/Olympus')).rejects.toThrow(
+      new TenantError('"Mars/Olympus" is not a time zone: use an IANA name such as Europe/Zurich'),
+    );
+    await expect(setTenantTimezone(t.storage, 'nowhere', 'UTC')).rejects.toThrow(new TenantError('tenant "nowhere" not found'));
+  });
+});
