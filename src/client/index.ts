@@ -64,6 +64,8 @@ export function createClient(options: ClientOptions) {
     },
     /** GET /user: the current user. */
     user: () => api.GET('/user'),
+    /** GET /tenant: the tenant's slug, name and time zone. */
+    tenant: () => api.GET('/tenant'),
     /** POST /logout: ends this token. */
     async logout() {
       const result = await api.POST('/logout');

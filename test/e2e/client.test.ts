@@ -34,6 +34,9 @@ describe('the typed client', () => {
       expect(failed.response.status).toBe(401);
       expect(failed.error).toEqual({ success: false, message: 'Login Fail, pls check password' });
       expect((await client.user()).error).toEqual({ message: 'Unauthenticated.' });
+      expect((await client.login('admin', password)).response.status).toBe(200);
+      const { data: tenant } = await client.tenant();
+      expect(tenant?.data.tenant).toEqual({ slug: 'demo', name: 'Demo', timezone: 'UTC' });
     } finally {
       await server.stop();
       await services.cleanup();
