@@ -13,266 +13,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        username: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            message: string;
-                            data: {
-                                id: number;
-                                username: string;
-                                email: string;
-                                firstname: string;
-                                lastname: string;
-                                api_key: string;
-                            };
-                            api_key: {
-                                accessToken: {
-                                    name: string;
-                                    abilities: string[];
-                                    tokenable_id: number;
-                                    tokenable_type: string;
-                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                    created_at: string;
-                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                    updated_at: string;
-                                    id: number;
-                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                    expires_at?: string;
-                                };
-                                /** @description <id>|<secret>; shown once */
-                                plainTextToken: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Malformed JSON body. */
-                400: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Login Fail, pls check password */
-                401: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Tenant not found (unknown host), or the resource does not exist */
-                404: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Body larger than BODY_LIMIT */
-                413: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description The body is not JSON */
-                415: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
-                419: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Validation failed */
-                422: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description The first message, plus " (and N more errors)" */
-                            message: string;
-                            /** @description field -> messages */
-                            errors: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Too Many Attempts.";
-                            retry_after: number;
-                        };
-                    };
-                };
-                /** @description Server Error (details only in the log) */
-                500: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
-                503: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Log in
+         * @description Checks a username and password and hands out a token ("<id>|<secret>") for the bearer scheme.
+         */
+        post: operations["login"];
         delete?: never;
         options?: never;
         head?: never;
@@ -288,153 +33,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            message: string;
-                            data: Record<string, never>;
-                        };
-                    };
-                };
-                /** @description Missing, malformed, unknown, revoked or expired token */
-                401: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Unauthenticated.";
-                        };
-                    };
-                };
-                /** @description Tenant not found (unknown host), or the resource does not exist */
-                404: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
-                419: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Too Many Attempts.";
-                            retry_after: number;
-                        };
-                    };
-                };
-                /** @description Server Error (details only in the log) */
-                500: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
-                503: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Log out
+         * @description Deletes the token this request was made with.
+         */
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -448,456 +51,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            username: string;
-                            email: string;
-                            firstname: string;
-                            lastname: string;
-                            gender_id: number | null;
-                            type_id: number | null;
-                            phonenumber: string | null;
-                            phonenumber_mobile: string | null;
-                            street: string | null;
-                            housenumber: string | null;
-                            zip: string | null;
-                            city: string | null;
-                            is_vegetarian: boolean;
-                            can_swimm: boolean;
-                            /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                            created_at: string;
-                            /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, malformed, unknown, revoked or expired token */
-                401: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Unauthenticated.";
-                        };
-                    };
-                };
-                /** @description Invalid ability provided. */
-                403: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Tenant not found (unknown host), or the resource does not exist */
-                404: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Too Many Attempts.";
-                            retry_after: number;
-                        };
-                    };
-                };
-                /** @description Server Error (details only in the log) */
-                500: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
-                503: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * The current user
+         * @description The caller's own record: exactly these 17 fields, in this order, with no envelope.
+         */
+        get: operations["getUser"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email?: string;
-                        firstname?: string;
-                        lastname?: string;
-                        gender_id?: number | null;
-                        type_id?: number | null;
-                        phonenumber?: string | null;
-                        phonenumber_mobile?: string | null;
-                        street?: string | null;
-                        housenumber?: string | null;
-                        zip?: string | null;
-                        city?: string | null;
-                        is_vegetarian?: boolean;
-                        can_swimm?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            username: string;
-                            email: string;
-                            firstname: string;
-                            lastname: string;
-                            gender_id: number | null;
-                            type_id: number | null;
-                            phonenumber: string | null;
-                            phonenumber_mobile: string | null;
-                            street: string | null;
-                            housenumber: string | null;
-                            zip: string | null;
-                            city: string | null;
-                            is_vegetarian: boolean;
-                            can_swimm: boolean;
-                            /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                            created_at: string;
-                            /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Malformed JSON body. */
-                400: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Missing, malformed, unknown, revoked or expired token */
-                401: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Unauthenticated.";
-                        };
-                    };
-                };
-                /** @description Invalid ability provided. */
-                403: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Tenant not found (unknown host), or the resource does not exist */
-                404: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Body larger than BODY_LIMIT */
-                413: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description The body is not JSON */
-                415: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
-                419: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Validation failed */
-                422: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description The first message, plus " (and N more errors)" */
-                            message: string;
-                            /** @description field -> messages */
-                            errors: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Too Many Attempts.";
-                            retry_after: number;
-                        };
-                    };
-                };
-                /** @description Server Error (details only in the log) */
-                500: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
-                503: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Change my profile
+         * @description Changes any of the profile fields of the caller; answers like GET /user.
+         */
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/user/password": {
@@ -908,285 +76,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        current_password: string;
-                        password: string;
-                        password_confirmation: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            message: string;
-                            data: {
-                                id: number;
-                                username: string;
-                                email: string;
-                                firstname: string;
-                                lastname: string;
-                                api_key: string;
-                            };
-                            api_key: {
-                                accessToken: {
-                                    name: string;
-                                    abilities: string[];
-                                    tokenable_id: number;
-                                    tokenable_type: string;
-                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                    created_at: string;
-                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                    updated_at: string;
-                                    id: number;
-                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                    expires_at?: string;
-                                };
-                                /** @description <id>|<secret>; shown once */
-                                plainTextToken: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Malformed JSON body. */
-                400: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Missing, malformed, unknown, revoked or expired token */
-                401: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Unauthenticated.";
-                        };
-                    };
-                };
-                /** @description Invalid ability provided. */
-                403: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Tenant not found (unknown host), or the resource does not exist */
-                404: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Body larger than BODY_LIMIT */
-                413: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description The body is not JSON */
-                415: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
-                419: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Validation failed */
-                422: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description The first message, plus " (and N more errors)" */
-                            message: string;
-                            /** @description field -> messages */
-                            errors: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Too Many Attempts.";
-                            retry_after: number;
-                        };
-                    };
-                };
-                /** @description Server Error (details only in the log) */
-                500: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
-                503: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Change my password
+         * @description Checks the current password, sets the new one, revokes every token of the caller and answers like login.
+         */
+        put: operations["changePassword"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1201,608 +95,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            message: string;
-                            data: {
-                                tokens: {
-                                    id: number;
-                                    name: string;
-                                    abilities: string[];
-                                    last_used_at: string | null;
-                                    expires_at: string | null;
-                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                    created_at: string;
-                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                    updated_at: string;
-                                    /** @description true for the token this request was made with */
-                                    current: boolean;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Missing, malformed, unknown, revoked or expired token */
-                401: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Unauthenticated.";
-                        };
-                    };
-                };
-                /** @description Invalid ability provided. */
-                403: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Tenant not found (unknown host), or the resource does not exist */
-                404: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Too Many Attempts.";
-                            retry_after: number;
-                        };
-                    };
-                };
-                /** @description Server Error (details only in the log) */
-                500: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
-                503: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * My tokens
+         * @description The caller's tokens, never their secrets or hashes; `current` marks the one of this request.
+         */
+        get: operations["listTokens"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        abilities?: ("*" | "user:read" | "user:write" | "tokens:read" | "tokens:write")[];
-                        /** Format: date-time */
-                        expires_at?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            message: string;
-                            data: {
-                                accessToken: {
-                                    name: string;
-                                    abilities: string[];
-                                    tokenable_id: number;
-                                    tokenable_type: string;
-                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                    created_at: string;
-                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                    updated_at: string;
-                                    id: number;
-                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                    expires_at?: string;
-                                };
-                                /** @description <id>|<secret>; shown once */
-                                plainTextToken: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Malformed JSON body. */
-                400: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Missing, malformed, unknown, revoked or expired token */
-                401: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Unauthenticated.";
-                        };
-                    };
-                };
-                /** @description Invalid ability provided. */
-                403: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Tenant not found (unknown host), or the resource does not exist */
-                404: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Body larger than BODY_LIMIT */
-                413: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description The body is not JSON */
-                415: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
-                419: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Validation failed */
-                422: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description The first message, plus " (and N more errors)" */
-                            message: string;
-                            /** @description field -> messages */
-                            errors: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Too Many Attempts.";
-                            retry_after: number;
-                        };
-                    };
-                };
-                /** @description Server Error (details only in the log) */
-                500: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
-                503: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            message: string;
-                            data: {
-                                deleted: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Missing, malformed, unknown, revoked or expired token */
-                401: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Unauthenticated.";
-                        };
-                    };
-                };
-                /** @description Invalid ability provided. */
-                403: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Tenant not found (unknown host), or the resource does not exist */
-                404: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
-                419: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Too Many Attempts.";
-                            retry_after: number;
-                        };
-                    };
-                };
-                /** @description Server Error (details only in the log) */
-                500: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
-                503: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Create a token
+         * @description A new token for the caller, e.g. one per application, with fewer abilities or an expiry.
+         */
+        post: operations["createToken"];
+        /**
+         * Revoke my other tokens
+         * @description Revokes every token of the caller except the one of this request.
+         */
+        delete: operations["revokeOtherTokens"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1818,168 +126,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Revoked */
-                204: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Missing, malformed, unknown, revoked or expired token */
-                401: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Unauthenticated.";
-                        };
-                    };
-                };
-                /** @description Invalid ability provided. */
-                403: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Token not found. (also for another user's token) */
-                404: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
-                419: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Too Many Attempts.";
-                            retry_after: number;
-                        };
-                    };
-                };
-                /** @description Server Error (details only in the log) */
-                500: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
-                503: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Revoke a token
+         * @description Revokes one of the caller's tokens; another user's token is not found, like one that does not exist.
+         */
+        delete: operations["revokeToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1992,141 +143,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            message: string;
-                            data: {
-                                tenant: {
-                                    slug: string;
-                                    name: string;
-                                    /** @description IANA time zone name; "today" for memberships and events is a date there */
-                                    timezone: string;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Missing, malformed, unknown, revoked or expired token */
-                401: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Unauthenticated.";
-                        };
-                    };
-                };
-                /** @description Tenant not found (unknown host), or the resource does not exist */
-                404: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            message: "Too Many Attempts.";
-                            retry_after: number;
-                        };
-                    };
-                };
-                /** @description Server Error (details only in the log) */
-                500: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
-                503: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the window, never below 0 */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) at which the window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * My tenant
+         * @description The tenant's slug, name and time zone, for any valid token whatever its abilities.
+         */
+        get: operations["getTenant"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2146,4 +167,2034 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            id: number;
+                            username: string;
+                            email: string;
+                            firstname: string;
+                            lastname: string;
+                            api_key: string;
+                        };
+                        api_key: {
+                            accessToken: {
+                                name: string;
+                                abilities: string[];
+                                tokenable_id: number;
+                                tokenable_type: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                id: number;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                expires_at?: string;
+                            };
+                            /** @description <id>|<secret>; shown once */
+                            plainTextToken: string;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Login Fail, pls check password */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        username: string;
+                        email: string;
+                        firstname: string;
+                        lastname: string;
+                        gender_id: number | null;
+                        type_id: number | null;
+                        phonenumber: string | null;
+                        phonenumber_mobile: string | null;
+                        street: string | null;
+                        housenumber: string | null;
+                        zip: string | null;
+                        city: string | null;
+                        is_vegetarian: boolean;
+                        can_swimm: boolean;
+                        /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                        created_at: string;
+                        /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email?: string;
+                    firstname?: string;
+                    lastname?: string;
+                    gender_id?: number | null;
+                    type_id?: number | null;
+                    phonenumber?: string | null;
+                    phonenumber_mobile?: string | null;
+                    street?: string | null;
+                    housenumber?: string | null;
+                    zip?: string | null;
+                    city?: string | null;
+                    is_vegetarian?: boolean;
+                    can_swimm?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        username: string;
+                        email: string;
+                        firstname: string;
+                        lastname: string;
+                        gender_id: number | null;
+                        type_id: number | null;
+                        phonenumber: string | null;
+                        phonenumber_mobile: string | null;
+                        street: string | null;
+                        housenumber: string | null;
+                        zip: string | null;
+                        city: string | null;
+                        is_vegetarian: boolean;
+                        can_swimm: boolean;
+                        /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                        created_at: string;
+                        /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    password: string;
+                    password_confirmation: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            id: number;
+                            username: string;
+                            email: string;
+                            firstname: string;
+                            lastname: string;
+                            api_key: string;
+                        };
+                        api_key: {
+                            accessToken: {
+                                name: string;
+                                abilities: string[];
+                                tokenable_id: number;
+                                tokenable_type: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                id: number;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                expires_at?: string;
+                            };
+                            /** @description <id>|<secret>; shown once */
+                            plainTextToken: string;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            tokens: {
+                                id: number;
+                                name: string;
+                                abilities: string[];
+                                last_used_at: string | null;
+                                expires_at: string | null;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                /** @description true for the token this request was made with */
+                                current: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    abilities?: ("*" | "user:read" | "user:write" | "tokens:read" | "tokens:write")[];
+                    /** Format: date-time */
+                    expires_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            accessToken: {
+                                name: string;
+                                abilities: string[];
+                                tokenable_id: number;
+                                tokenable_type: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                id: number;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                expires_at?: string;
+                            };
+                            /** @description <id>|<secret>; shown once */
+                            plainTextToken: string;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    revokeOtherTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            deleted: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Token not found. (also for another user's token) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    getTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            tenant: {
+                                slug: string;
+                                name: string;
+                                /** @description IANA time zone name; "today" for memberships and events is a date there */
+                                timezone: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+}

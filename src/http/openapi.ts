@@ -90,6 +90,9 @@ export default fp<OpenApiOptions>(
           version,
           description:
             'Group administration: login and current user (the original interface), plus token and profile self-service (extensions, tagged "extensions" and marked x-extension).',
+          contact: { name: 'groupadmin' },
+          // The package is not published under a licence (package.json: UNLICENSED).
+          license: { name: 'UNLICENSED', identifier: 'LicenseRef-groupadmin-proprietary' },
         },
         servers: [
           {

@@ -1,3 +1,4 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -18,6 +19,13 @@ describe('the OpenAPI document', () => {
     expect(document.openapi).toBe('3.1.0');
     const result = await new Validator().validate(document);
     expect(result.valid, JSON.stringify(result.errors ?? []).slice(0, 2000)).toBe(true);
+  });
+
+  it("lints clean with Redocly's recommended rules: no error, no warning", async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
+    const described = problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} ${problem.location[0]?.pointer ?? ''}`);
+    expect(described).toEqual([]);
   });
 
   it('documents every endpoint relative to https://{tenant}.{domain}/api, extensions marked', () => {

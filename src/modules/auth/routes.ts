@@ -9,15 +9,36 @@ import { LoginAnswerSchema, LoginRequestSchema, toLoginAnswer } from './schemas.
 
 /** The auth module's routes: POST /login (api.md 4.1) and POST /logout (extension). */
 const authRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (app, { tokenPrefix }) => {
-  app.post('/login', { schema: { body: LoginRequestSchema, response: { 200: LoginAnswerSchema } } }, async (request) => {
+  app.post(
+    '/login',
+    {
+      schema: {
+        operationId: 'login',
+        summary: 'Log in',
+        description: 'Checks a username and password and hands out a token ("<id>|<secret>") for the bearer scheme.',
+        security: [],
+        body: LoginRequestSchema,
+        response: { 200: LoginAnswerSchema },
+      },
+    },
+    async (request) => {
     const result = await login(request.tenant.db, request.body.username, request.body.password, { tokenPrefix });
     if (!result) throw errors.loginFailed();
     return toLoginAnswer(result.user, result.issued);
-  });
+    },
+  );
 
   app.post(
     '/logout',
-    { config: { requires: 'token' }, schema: { response: { 200: Envelope(Type.Object({})) } } },
+    {
+      config: { requires: 'token' },
+      schema: {
+        operationId: 'logout',
+        summary: 'Log out',
+        description: 'Deletes the token this request was made with.',
+        response: { 200: Envelope(Type.Object({})) },
+      },
+    },
     async (request) => {
       const caller = callerOf(request);
       await revokeToken(request.tenant.db, caller.user.id, caller.tokenId);

@@ -10,7 +10,15 @@ import { TenantSchema } from './schemas.js';
 const tenantRoutes: FastifyPluginAsyncTypebox<{ storage: Pick<Storage, 'registry'> }> = async (app, { storage }) => {
   app.get(
     '/tenant',
-    { config: { requires: 'token' }, schema: { response: { 200: Envelope(Type.Object({ tenant: TenantSchema })) } } },
+    {
+      config: { requires: 'token' },
+      schema: {
+        operationId: 'getTenant',
+        summary: 'My tenant',
+        description: "The tenant's slug, name and time zone, for any valid token whatever its abilities.",
+        response: { 200: Envelope(Type.Object({ tenant: TenantSchema })) },
+      },
+    },
     async (request) => {
       const tenant = await findTenantRecord(storage, request.tenant.slug);
       // Tenants are never removed while the service runs; one gone all the same is unknown.

@@ -15,7 +15,12 @@ const tokenRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (a
     '/tokens',
     {
       config: { requires: 'tokens:read' },
-      schema: { response: { 200: Envelope(Type.Object({ tokens: Type.Array(TokenListItemSchema) })) } },
+      schema: {
+        operationId: 'listTokens',
+        summary: 'My tokens',
+        description: "The caller's tokens, never their secrets or hashes; `current` marks the one of this request.",
+        response: { 200: Envelope(Type.Object({ tokens: Type.Array(TokenListItemSchema) })) },
+      },
     },
     async (request) => {
       const caller = callerOf(request);
@@ -25,7 +30,16 @@ const tokenRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (a
 
   app.post(
     '/tokens',
-    { config: { requires: 'tokens:write' }, schema: { body: NewTokenRequestSchema, response: { 201: Envelope(NewTokenSchema) } } },
+    {
+      config: { requires: 'tokens:write' },
+      schema: {
+        operationId: 'createToken',
+        summary: 'Create a token',
+        description: 'A new token for the caller, e.g. one per application, with fewer abilities or an expiry.',
+        body: NewTokenRequestSchema,
+        response: { 201: Envelope(NewTokenSchema) },
+      },
+    },
     async (request, reply) => {
       const caller = callerOf(request);
       const abilities = [...new Set(request.body.abilities ?? ['*'])];
@@ -42,6 +56,9 @@ const tokenRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (a
     {
       config: { requires: 'tokens:write' },
       schema: {
+        operationId: 'revokeToken',
+        summary: 'Revoke a token',
+        description: "Revokes one of the caller's tokens; another user's token is not found, like one that does not exist.",
         params: Type.Object({ id: Type.String() }),
         response: { 204: { ...NoContent, description: 'Revoked' }, 404: { ...ErrorSchema, description: "Token not found. (also for another user's token)" } },
       },
@@ -58,7 +75,15 @@ const tokenRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (a
 
   app.delete(
     '/tokens',
-    { config: { requires: 'tokens:write' }, schema: { response: { 200: Envelope(Type.Object({ deleted: Type.Integer() })) } } },
+    {
+      config: { requires: 'tokens:write' },
+      schema: {
+        operationId: 'revokeOtherTokens',
+        summary: 'Revoke my other tokens',
+        description: 'Revokes every token of the caller except the one of this request.',
+        response: { 200: Envelope(Type.Object({ deleted: Type.Integer() })) },
+      },
+    },
     async (request) => {
       const caller = callerOf(request);
       const deleted = await revokeOtherTokens(request.tenant.db, caller.user.id, caller.tokenId);

@@ -26,7 +26,13 @@ const userRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (ap
   // new one when the row or the user changes, so an entry lives exactly as long as what it shows
   // is current. (Kept as bytes in a Buffer of its own it measured no faster, and weighs more.)
   const answers = new WeakMap<ApiUser, string>();
-  app.get('/user', { config: { requires: 'user:read' }, schema: { response: { 200: UserSchema } } }, (request, reply) => {
+  const getUser = {
+    operationId: 'getUser',
+    summary: 'The current user',
+    description: "The caller's own record: exactly these 17 fields, in this order, with no envelope.",
+    response: { 200: UserSchema },
+  };
+  app.get('/user', { config: { requires: 'user:read' }, schema: getUser }, (request, reply) => {
     const { user } = callerOf(request);
     let answer = answers.get(user);
     if (answer === undefined) {
@@ -40,7 +46,16 @@ const userRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (ap
   // PATCH /user (extension): the caller changes their own profile; answers like GET /user.
   app.patch(
     '/user',
-    { config: { requires: 'user:write' }, schema: { body: ProfileUpdateSchema, response: { 200: UserSchema } } },
+    {
+      config: { requires: 'user:write' },
+      schema: {
+        operationId: 'updateUser',
+        summary: 'Change my profile',
+        description: 'Changes any of the profile fields of the caller; answers like GET /user.',
+        body: ProfileUpdateSchema,
+        response: { 200: UserSchema },
+      },
+    },
     async (request) => {
       const caller = callerOf(request);
       const prohibited: FieldErrors = {};
@@ -64,7 +79,16 @@ const userRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (ap
   // user's tokens are deleted, and the answer carries a fresh login token for this client.
   app.put(
     '/user/password',
-    { config: { requires: 'user:write' }, schema: { body: ChangePasswordSchema, response: { 200: LoginAnswerSchema } } },
+    {
+      config: { requires: 'user:write' },
+      schema: {
+        operationId: 'changePassword',
+        summary: 'Change my password',
+        description: "Checks the current password, sets the new one, revokes every token of the caller and answers like login.",
+        body: ChangePasswordSchema,
+        response: { 200: LoginAnswerSchema },
+      },
+    },
     async (request) => {
       const caller = callerOf(request);
       const { current_password, password, password_confirmation } = request.body;
