@@ -1,3 +1,4 @@
+import { errors } from '../../src/errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, JSON_HEADERS, type TestApp } from '../helpers/app.js';
 
@@ -67,6 +68,24 @@ describe('error answers (decisions.md section 5)', () => {
       expect(response.body).toBe('{"success":false,"message":"Server Error"}');
     } finally {
       await failing.close();
+    }
+  });
+
+  it('419 also for a role refusal (403 "This action is unauthorized.") without a token, asking for JSON only then', async () => {
+    const refusing = await buildTestApp({}, {}, (app) =>
+      app.post('/api-refuse', async () => {
+        throw errors.unauthorized();
+      }),
+    );
+    try {
+      const browserLike = await refusing.app.inject({ method: 'POST', url: '/api-refuse', headers: { accept: 'text/html' } });
+      expect(browserLike.statusCode).toBe(419);
+      expect(browserLike.body).toBe('{"success":false,"message":"CSRF token mismatch."}');
+      const client = await refusing.app.inject({ method: 'POST', url: '/api-refuse', headers: { accept: 'application/json' } });
+      expect(client.statusCode).toBe(403);
+      expect(client.body).toBe('{"success":false,"message":"This action is unauthorized."}');
+    } finally {
+      await refusing.close();
     }
   });
 

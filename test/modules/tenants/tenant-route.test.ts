@@ -27,6 +27,22 @@ describe('GET /api/tenant and the tenant time zone', () => {
     expect((await get(null)).statusCode).toBe(401);
   });
 
+  it('refuses query parameters it does not take, naming each (groups.md section 0)', async () => {
+    const alice = await t.addUser('demo');
+    const token = (await issueToken(t.storage.tenantDb('demo'), alice.id, { tokenPrefix: '' })).plainTextToken;
+    const answer = await t.app.inject({
+      method: 'GET',
+      url: '/api/tenant?foo=1&sort_by=x',
+      headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${token}` },
+    });
+    expect(answer.statusCode).toBe(422);
+    expect(answer.json()).toEqual({
+      success: false,
+      message: 'The foo field is prohibited. (and 1 more error)',
+      errors: { foo: ['The foo field is prohibited.'], sort_by: ['The sort by field is prohibited.'] },
+    });
+  });
+
   it('shows a new time zone at once, by its canonical name', async () => {
     const alice = await t.addUser('demo');
     const token = (await issueToken(t.storage.tenantDb('demo'), alice.id, { tokenPrefix: '' })).plainTextToken;

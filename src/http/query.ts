@@ -1,0 +1,14 @@
+import { errors, fieldMessages, type FieldErrors } from '../errors.js';
+
+/**
+ * groups.md section 0: on the endpoints of groups.md, events.md and integrations.md, a query
+ * parameter the endpoint does not take is 422 ("The foo field is prohibited."). The endpoints of
+ * api.md and the earlier extensions keep ignoring them.
+ */
+export function prohibitUnknownQuery(query: unknown, allowed: readonly string[]): void {
+  const unknown = Object.keys((query ?? {}) as object).filter((name) => !allowed.includes(name));
+  if (unknown.length === 0) return;
+  const fieldErrors: FieldErrors = {};
+  for (const name of unknown) fieldErrors[name] = [fieldMessages.prohibited(name)];
+  throw errors.validation(fieldErrors);
+}
