@@ -32,8 +32,8 @@ export async function withStorage<T>(run: (storage: Storage, config: Config) => 
 
 /** The tenant's database, migrated to the latest version; a CliError when the tenant does not exist. */
 export async function tenantDatabase(storage: Storage, slug: string): Promise<Kysely<TenantDatabase>> {
-  await requireTenant(storage, slug);
-  await storage.migrateTenant(slug);
+  const tenant = await requireTenant(storage, slug);
+  await storage.migrateTenant(slug, tenant);
   return storage.tenantDb(slug);
 }
 

@@ -16,7 +16,7 @@ import { LRUCache } from 'lru-cache';
 import type { OutboxRow } from './invalidation/queries.js';
 import { createInvalidationRelay } from './invalidation/relay.js';
 import { WriteWatchingDriver } from './invalidation/watched-driver.js';
-import { registryMigrations, tenantMigrations } from './migrations/index.js';
+import { registryMigrations, tenantMigrationsFor, type TenantFacts } from './migrations/index.js';
 import { migrateToLatest, type Storage } from './storage.js';
 import type { RegistryDatabase, TenantDatabase } from './types.js';
 
@@ -139,10 +139,10 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
   };
   const invalidations = createInvalidationRelay({ registry, dialect: 'postgres', tenantDb });
 
-  const migrateTenant = async (slug: string) => {
+  const migrateTenant = async (slug: string, facts: TenantFacts) => {
     const schema = tenantSchema(slug);
     await sql`create schema if not exists ${sql.id(schema)}`.execute(root);
-    await migrateToLatest(migrationRoot.withSchema(schema), tenantMigrations, `tenant "${slug}"`, schema);
+    await migrateToLatest(migrationRoot.withSchema(schema), tenantMigrationsFor(facts), `tenant "${slug}"`, schema);
   };
 
   return {

@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import type { OutboxRow } from './invalidation/queries.js';
 import { createInvalidationRelay } from './invalidation/relay.js';
 import { WriteWatchingDriver } from './invalidation/watched-driver.js';
-import { registryMigrations, tenantMigrations } from './migrations/index.js';
+import { registryMigrations, tenantMigrationsFor, type TenantFacts } from './migrations/index.js';
 import { migrateToLatest, type Storage } from './storage.js';
 import type { RegistryDatabase, TenantDatabase } from './types.js';
 
@@ -262,12 +262,12 @@ export function createSqliteStorage({ dataDir, tenantCacheSize, idleSweepMs = ID
 
   const invalidations = createInvalidationRelay({ registry, dialect: 'sqlite', tenantDb: (slug) => tenantFile(slug).db });
 
-  const migrateTenant = async (slug: string) => {
+  const migrateTenant = async (slug: string, facts: TenantFacts) => {
     // The tenant's own instance: a second connection to the file would keep descriptors open.
     const { db, file } = tenantFile(slug);
     file.createIfMissing = true;
     try {
-      await migrateToLatest(db, tenantMigrations, `tenant "${slug}"`);
+      await migrateToLatest(db, tenantMigrationsFor(facts), `tenant "${slug}"`);
     } finally {
       file.createIfMissing = false;
       // Every tenant is migrated at start; requests, not the start, decide which stay open.

@@ -1,5 +1,6 @@
 import { Migrator, type Kysely, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Invalidations } from './invalidation/relay.js';
+import type { TenantFacts } from './migrations/index.js';
 import type { RegistryDatabase, TenantDatabase } from './types.js';
 
 /** What readNow found: the first row, if any. */
@@ -31,9 +32,9 @@ export interface Storage {
   /** Changes to cached rows, relayed after every write to a tenant (db/invalidation/relay.ts). */
   readonly invalidations: Invalidations;
   /** Creates the tenant's database (file or schema) and migrates it to the latest version. */
-  provisionTenant(slug: string): Promise<void>;
+  provisionTenant(slug: string, tenant: TenantFacts): Promise<void>;
   migrateRegistry(): Promise<void>;
-  migrateTenant(slug: string): Promise<void>;
+  migrateTenant(slug: string, tenant: TenantFacts): Promise<void>;
   /** After rows were inserted with explicit ids: the next generated id follows the largest one. */
   syncIdSequences(slug: string, tables: readonly ('users' | 'personal_access_tokens')[]): Promise<void>;
   /** Throws when the storage cannot be reached. */

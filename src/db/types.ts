@@ -7,8 +7,9 @@ import type { Generated, Selectable, SqlBool } from 'kysely';
  */
 export interface UsersTable {
   id: Generated<number>;
-  username: string;
-  email: string;
+  /** Null for a person without a login (groups.md section 3), as are email and password. */
+  username: string | null;
+  email: string | null;
   firstname: string;
   lastname: string;
   gender_id: number | null;
@@ -21,14 +22,21 @@ export interface UsersTable {
   city: string | null;
   is_vegetarian: SqlBool;
   can_swimm: SqlBool;
-  password: string;
+  password: string | null;
   is_active: SqlBool;
   created_at: string;
   updated_at: string;
+  /** YYYY-MM-DD or null. */
+  birthday: string | null;
+  /** Sort keys of the names (lib/sort-key.ts), kept with every write of the names. */
+  lastname_key: string;
+  firstname_key: string;
+  /** Changes with every change of the row: the person's ETag. */
+  version: Generated<number>;
 }
 
 /** A user as the token lookup reads it: the password hash never leaves the database on that path. */
-export type SessionUser = Omit<Selectable<UsersTable>, 'password'>;
+export type SessionUser = Omit<Selectable<UsersTable>, 'password' | 'birthday' | 'lastname_key' | 'firstname_key' | 'version'>;
 export const SESSION_USER_COLUMNS = [
   'id', 'username', 'email', 'firstname', 'lastname', 'gender_id', 'type_id', 'phonenumber', 'phonenumber_mobile',
   'street', 'housenumber', 'zip', 'city', 'is_vegetarian', 'can_swimm', 'is_active', 'created_at', 'updated_at',
@@ -60,8 +68,58 @@ export interface CacheChangesTable {
   token_id: number | null;
 }
 
+export interface GroupsTable {
+  id: Generated<number>;
+  parent_id: number | null;
+  name: string;
+  name_key: string;
+  kind: string;
+  description: string | null;
+  /** Materialised path: the ids from the root down to the group itself, "/1/4/9/". */
+  path: string;
+  version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RoleTypesTable {
+  id: Generated<number>;
+  key: string;
+  label: string;
+  permission: 'none' | 'read' | 'write' | 'admin';
+  scope: 'group' | 'subtree';
+  version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembershipsTable {
+  id: Generated<number>;
+  person_id: number;
+  group_id: number;
+  role_type: string;
+  label: string | null;
+  /** YYYY-MM-DD: days compare in date order as text. */
+  start_on: string;
+  end_on: string | null;
+  version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface GuardianshipsTable {
+  id: Generated<number>;
+  guardian_id: number;
+  ward_id: number;
+  created_at: string;
+}
+
 export interface TenantDatabase {
   users: UsersTable;
+  groups: GroupsTable;
+  role_types: RoleTypesTable;
+  memberships: MembershipsTable;
+  guardianships: GuardianshipsTable;
   personal_access_tokens: PersonalAccessTokensTable;
   cache_changes: CacheChangesTable;
 }

@@ -111,6 +111,18 @@ describe('migrating a service made by the previous schema', () => {
     await migrateAll(storage, { onlyWhenBehind: true });
     const tenants = await storage.registry.selectFrom('tenants').select(['slug', 'name', 'timezone']).execute();
     expect(tenants).toEqual([{ slug: 'acme', name: 'Acme Club', timezone: 'UTC' }]);
+    // groups.md: the tenant got its root group, named after it, and the default role types; the
+    // existing user keeps every field, gains the name sort keys, and is granted nothing.
+    const db = storage.tenantDb('acme');
+    const groups = await db.selectFrom('groups').select(['parent_id', 'name', 'kind']).execute();
+    expect(groups).toEqual([{ parent_id: null, name: 'Acme Club', kind: '' }]);
+    const roleTypes = await db.selectFrom('role_types').select(['key', 'label', 'permission', 'scope']).orderBy('id').execute();
+    expect(roleTypes.map((r) => Object.values(r).join(' '))).toEqual([
+      'admin Administrator admin subtree', 'leader Leader write subtree', 'assistant Assistant read group', 'member Member none group',
+    ]);
+    expect(await db.selectFrom('memberships').selectAll().execute()).toEqual([]);
+    const alice = await db.selectFrom('users').select(['username', 'lastname_key', 'firstname_key', 'birthday', 'version']).executeTakeFirstOrThrow();
+    expect(alice).toEqual({ username: 'alice', lastname_key: 'smith', firstname_key: 'alice', birthday: null, version: 1 });
 
     const app = await buildApp(config, { storage, logger: pino({ level: 'silent' }) });
     try {
@@ -128,7 +140,7 @@ describe('migrating a service made by the previous schema', () => {
       // The new triggers announce a revocation: the feed gets it, the outbox is empty again.
       expect((await app.inject({ method: 'POST', url: '/api/logout', headers })).statusCode).toBe(200);
       expect((await app.inject({ method: 'GET', url: '/api/user', headers })).statusCode).toBe(401);
-      const feed = await storage.registry.selectFrom('auth_changes').select(['tenant', 'token_id']).execute();
+      const feed = await storage.registry.selectFrom('auth_changes').select(['tenant', 'token_id']).where('token_id', 'is not', null).execute();
       expect(feed.map((row) => ({ tenant: row.tenant, token_id: Number(row.token_id) }))).toEqual([{ tenant: 'acme', token_id: 5 }]);
       expect(await storage.tenantDb('acme').selectFrom('cache_changes').selectAll().execute()).toEqual([]);
     } finally {

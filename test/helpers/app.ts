@@ -12,6 +12,7 @@ import { createUser } from '../../src/modules/users/rules.js';
 import type { NewUser } from '../../src/modules/users/schemas.js';
 import type { UserRow } from '../../src/modules/users/queries.js';
 import { testServices } from './services.js';
+import { toDbTimestamp } from '../../src/lib/time.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -20,6 +21,10 @@ export interface TestApp {
   dataDir: string;
   addTenant(slug: string): Promise<void>;
   addUser(tenant: string, fields?: Partial<NewUser>): Promise<UserRow>;
+  /** The id of the tenant's root group. */
+  rootGroupId(tenant: string): Promise<number>;
+  /** Inserts a membership directly (no permission check); returns its id. */
+  grant(tenant: string, personId: number, groupId: number, roleType: string, dates?: { startOn?: string; endOn?: string | null }): Promise<number>;
   /** Logs in over inject and returns the plain token. */
   login(tenant: string, username: string, password: string): Promise<string>;
   close(): Promise<void>;
@@ -83,6 +88,29 @@ export async function buildTestApp(
     if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
     return response.json().api_key.plainTextToken as string;
   };
+  const rootGroupId = async (tenant: string) => {
+    const root = await storage.tenantDb(tenant).selectFrom('groups').select('id').where('parent_id', 'is', null).executeTakeFirstOrThrow();
+    return Number(root.id);
+  };
+  const grant = async (tenant: string, personId: number, groupId: number, roleType: string, dates: { startOn?: string; endOn?: string | null } = {}) => {
+    const now = toDbTimestamp(new Date());
+    const row = await storage
+      .tenantDb(tenant)
+      .insertInto('memberships')
+      .values({
+        person_id: personId,
+        group_id: groupId,
+        role_type: roleType,
+        label: null,
+        start_on: dates.startOn ?? '2000-01-01',
+        end_on: dates.endOn ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return Number(row.id);
+  };
   return {
     app,
     storage,
@@ -90,6 +118,8 @@ export async function buildTestApp(
     dataDir,
     addTenant,
     addUser,
+    rootGroupId,
+    grant,
     login,
     close: async () => {
       await app.close();

@@ -5,6 +5,7 @@ import * as createAuthChanges from './registry/2026-11-21T14-00-00-create-auth-c
 import * as addTenantTimezone from './registry/2026-11-23T12-00-00-add-tenant-timezone.js';
 import * as createUsersAndTokens from './tenant/2026-11-21T10-00-00-create-users-and-tokens.js';
 import * as announceCacheChanges from './tenant/2026-11-23T10-00-00-announce-cache-changes.js';
+import { createGroupsAndPeople } from './tenant/2026-11-24T10-00-00-create-groups-and-people.js';
 
 // Listed by hand rather than read from a folder, so the compiled service and the tests
 // run exactly the same set, whatever the file extension. Names sort by date.
@@ -20,7 +21,18 @@ export const registryMigrations = provider({
   '2026-11-23T12-00-00-add-tenant-timezone': addTenantTimezone,
 });
 
-export const tenantMigrations = provider({
-  '2026-11-21T10-00-00-create-users-and-tokens': createUsersAndTokens,
-  '2026-11-23T10-00-00-announce-cache-changes': announceCacheChanges,
-});
+/** What a tenant's migrations need to know of it (the root group is named after the tenant). */
+export interface TenantFacts {
+  name: string;
+}
+
+export const tenantMigrationsFor = (tenant: TenantFacts): MigrationProvider =>
+  provider({
+    '2026-11-21T10-00-00-create-users-and-tokens': createUsersAndTokens,
+    '2026-11-23T10-00-00-announce-cache-changes': announceCacheChanges,
+    '2026-11-24T10-00-00-create-groups-and-people': createGroupsAndPeople(tenant.name),
+  });
+
+/** The name of the newest tenant migration. */
+export const latestTenantMigration = async (): Promise<string> =>
+  Object.keys(await tenantMigrationsFor({ name: '' }).getMigrations()).sort().at(-1) ?? '';

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { PersonalAccessTokensTable, TenantDatabase, UsersTable } from '../../db/types.js';
+import { sortKey } from '../../lib/sort-key.js';
 
 // The importer copies rows as the original service stored them (ids, password hashes, token
 // hashes, timestamps), which no rule of the users or tokens modules would create: so it writes
@@ -24,8 +25,11 @@ export function readSourceBatch(source: SourceDb, table: string, columns: string
 export const findImportedUser = (db: TargetDb, id: number) =>
   db.selectFrom('users').select('username').where('id', '=', id).executeTakeFirst();
 
-export async function insertImportedUser(db: TargetDb, row: Insertable<UsersTable>): Promise<void> {
-  await db.insertInto('users').values(row).execute();
+export async function insertImportedUser(db: TargetDb, row: Omit<Insertable<UsersTable>, 'lastname_key' | 'firstname_key'>): Promise<void> {
+  await db
+    .insertInto('users')
+    .values({ ...row, lastname_key: sortKey(row.lastname), firstname_key: sortKey(row.firstname) })
+    .execute();
 }
 
 export const findImportedToken = (db: TargetDb, id: number) =>

@@ -102,7 +102,7 @@ async function importUsers(source: SourceDb, target: TargetDb, options: Required
         const username = String(row.username);
         const existing = await findImportedUser(trx, id);
         if (existing) {
-          if (lowerAscii(existing.username) !== lowerAscii(username)) {
+          if (lowerAscii(existing.username ?? '') !== lowerAscii(username)) {
             throw new ImportError(
               `user id ${id} is "${username}" in the source but "${existing.username}" in the tenant; import into a tenant without other users`,
             );

@@ -1,6 +1,6 @@
 import { countTenants, findTenantBySlug, insertTenant, listTenants, updateTenantTimezone, type TenantRow } from './queries.js';
 import type { TenantRecord } from './schemas.js';
-import { tenantMigrations } from '../../db/migrations/index.js';
+import { latestTenantMigration } from '../../db/migrations/index.js';
 import { readSetting, writeSetting } from '../../db/settings.js';
 import type { Storage } from '../../db/storage.js';
 import { slugProblem } from '../../lib/tenant-hosts.js';
@@ -18,7 +18,7 @@ export async function createTenant(storage: Storage, slug: string, name?: string
   const problem = slugProblem(slug);
   if (problem) throw new TenantError(problem);
   if (await findTenantBySlug(storage.registry, slug)) throw new TenantError(`tenant "${slug}" already exists`);
-  await storage.provisionTenant(slug);
+  await storage.provisionTenant(slug, { name: name ?? slug });
   return insertTenant(storage.registry, { slug, name: name ?? slug, created_at: toDbTimestamp(new Date()) });
 }
 
@@ -66,7 +66,6 @@ export async function findTenantRecord(storage: Pick<Storage, 'registry'>, slug:
 /** Registry setting: the newest tenant migration every tenant has (written after migrating all). */
 const TENANTS_MIGRATED_TO = 'tenants_migrated_to';
 
-const latestTenantMigration = async (): Promise<string> => Object.keys(await tenantMigrations.getMigrations()).sort().at(-1) ?? '';
 
 /**
  * Brings the registry and every tenant to the latest migration, and returns how many tenants
@@ -80,7 +79,7 @@ export async function migrateAll(storage: Storage, options: { onlyWhenBehind?: b
   const tenants = await listTenants(storage.registry);
   const latest = await latestTenantMigration();
   if (options.onlyWhenBehind && (await readSetting(storage.registry, TENANTS_MIGRATED_TO)) === latest) return tenants.length;
-  for (const tenant of tenants) await storage.migrateTenant(tenant.slug);
+  for (const tenant of tenants) await storage.migrateTenant(tenant.slug, tenant);
   await writeSetting(storage.registry, TENANTS_MIGRATED_TO, latest, toDbTimestamp(new Date()));
   return tenants.length;
 }

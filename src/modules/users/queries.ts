@@ -1,5 +1,6 @@
-import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
+import { PostgresAdapter, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { TenantDatabase, UsersTable } from '../../db/types.js';
+import { sortKey } from '../../lib/sort-key.js';
 import { containsNul, lowerAscii } from '../../lib/validation.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -33,20 +34,29 @@ export function findUserById(db: TenantDb, id: number): Promise<UserRow | undefi
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export type NewUserRow = Omit<UserRow, 'id'>;
+/** A new row; the name sort keys and the version are the table's business. */
+export type NewUserRow = Omit<Insertable<UsersTable>, 'lastname_key' | 'firstname_key' | 'version'>;
+
+// Every write of a row below bumps its version (the person's ETag) and keeps the sort keys of
+// the names it writes.
+const nextVersion = sql<number>`version + 1`;
 
 export async function insertUser(db: TenantDb, user: NewUserRow): Promise<UserRow> {
-  return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('users')
+    .values({ ...user, lastname_key: sortKey(user.lastname), firstname_key: sortKey(user.firstname) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function updateUserPasswordHash(db: TenantDb, id: number, hash: string, updatedAt: string): Promise<void> {
-  await db.updateTable('users').set({ password: hash, updated_at: updatedAt }).where('id', '=', id).execute();
+  await db.updateTable('users').set({ password: hash, updated_at: updatedAt, version: nextVersion }).where('id', '=', id).execute();
 }
 
 export async function setUserActive(db: TenantDb, id: number, active: boolean, now: string): Promise<void> {
   await db
     .updateTable('users')
-    .set({ is_active: active ? 1 : 0, updated_at: now })
+    .set({ is_active: active ? 1 : 0, updated_at: now, version: nextVersion })
     .where('id', '=', id)
     .execute();
 }
@@ -54,15 +64,19 @@ export async function setUserActive(db: TenantDb, id: number, active: boolean, n
 export type ProfileChanges = Partial<
   Pick<
     UserRow,
-    | 'email' | 'firstname' | 'lastname' | 'gender_id' | 'type_id' | 'phonenumber' | 'phonenumber_mobile'
-    | 'street' | 'housenumber' | 'zip' | 'city' | 'is_vegetarian' | 'can_swimm'
+    | 'username' | 'email' | 'firstname' | 'lastname' | 'gender_id' | 'type_id' | 'phonenumber' | 'phonenumber_mobile'
+    | 'street' | 'housenumber' | 'zip' | 'city' | 'is_vegetarian' | 'can_swimm' | 'birthday' | 'password'
   >
 >;
 
 export async function updateUserProfile(db: TenantDb, id: number, changes: ProfileChanges, updatedAt: string): Promise<UserRow> {
+  const keys = {
+    ...(changes.lastname !== undefined ? { lastname_key: sortKey(changes.lastname) } : {}),
+    ...(changes.firstname !== undefined ? { firstname_key: sortKey(changes.firstname) } : {}),
+  };
   return db
     .updateTable('users')
-    .set({ ...changes, updated_at: updatedAt })
+    .set({ ...changes, ...keys, updated_at: updatedAt, version: nextVersion })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -33,13 +33,18 @@ export class UserConflictError extends Error {
 }
 
 /** A user as a login checks them. */
-export interface LoginUser extends Pick<UserRow, 'id' | 'username' | 'email' | 'firstname' | 'lastname' | 'password' | 'updated_at'> {
+export interface LoginUser extends Pick<UserRow, 'id' | 'firstname' | 'lastname' | 'updated_at'> {
+  username: string;
+  email: string;
+  password: string;
   active: boolean;
 }
 
+/** The user who may try to log in with this username; a person without a password is none. */
 export async function findLoginUser(db: TenantDb, username: string): Promise<LoginUser | null> {
   const row = await findUserByUsername(db, username);
-  return row ? { ...row, active: Boolean(row.is_active) } : null;
+  if (!row || row.username === null || row.password === null) return null;
+  return { ...row, username: row.username, email: row.email ?? '', password: row.password, active: Boolean(row.is_active) };
 }
 
 /** The user with this username as GET /user shows them, or null. */
@@ -130,7 +135,7 @@ export async function changeOwnPassword(
   tokenPrefix: string,
 ): Promise<IssuedToken | null> {
   const user = await findUserById(db, userId);
-  if (!user) return null;
+  if (!user || user.password === null) return null;
   const check = await verifyPassword(user.password, currentPassword);
   if (!check.valid) return null;
   const hash = await hashPassword(newPassword);

@@ -28,9 +28,12 @@ export const Username = StoredText({ minLength: 1, maxLength: 255, pattern: '^[^
 /** The length rule of every password that is set (PUT /user/password, the CLI, people). */
 export const NewPassword = Type.String({ minLength: 8, maxLength: 1024 });
 
+/** An e-mail address as it is set (PATCH /user, people). */
+export const Email = StoredText({ format: 'email', maxLength: 255 });
+
 /** The fields a user changes about themselves (PATCH /user), in GET /user's order. */
 const profile = {
-  email: field(Type.String(), StoredText({ format: 'email', maxLength: 255 })),
+  email: field(Type.String(), Email),
   firstname: name(),
   lastname: name(),
   gender_id: nullableId(),
@@ -87,8 +90,9 @@ declare module '../../access/caller.js' {
 export function toApiUser(row: SessionUser): ApiUser {
   return {
     id: Number(row.id),
-    username: row.username,
-    email: row.email,
+    // Only a person with a login has a token, and such a person has both (groups.md section 3).
+    username: row.username ?? '',
+    email: row.email ?? '',
     firstname: row.firstname,
     lastname: row.lastname,
     gender_id: row.gender_id === null ? null : Number(row.gender_id),

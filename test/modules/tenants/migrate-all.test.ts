@@ -15,7 +15,7 @@ describe('migrating every tenant', () => {
   /** The test app's storage, counting the tenants it is asked to migrate. */
   const counting = () => {
     const migrated: string[] = [];
-    const storage: Storage = { ...t.storage, migrateTenant: (slug) => (migrated.push(slug), t.storage.migrateTenant(slug)) };
+    const storage: Storage = { ...t.storage, migrateTenant: (slug, facts) => (migrated.push(slug), t.storage.migrateTenant(slug, facts)) };
     return { storage, migrated };
   };
 
