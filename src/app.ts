@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -17,6 +18,7 @@ import requestLog, { RequestLogController, requestIdFor } from './http/request-l
 import security from './http/security.js';
 import tenantPlugin, { requireKnownTenant, type TenantLookup } from './http/tenant.js';
 import { createLogger, lazyRequestLogger } from './lib/logger.js';
+import { toDbTimestamp } from './lib/time.js';
 import authRoutes from './modules/auth/routes.js';
 import maintenance from './modules/maintenance/plugin.js';
 import { createTenantDirectory } from './modules/tenants/directory.js';
@@ -26,6 +28,14 @@ import { createLastUseRecorder } from './modules/tokens/last-use.js';
 import tokenRoutes from './modules/tokens/routes.js';
 import { createTokenVerifier } from './modules/tokens/verifier.js';
 import userRoutes from './modules/users/routes.js';
+import groupRoutes from './modules/groups/routes.js';
+import roleTypeRoutes from './modules/role-types/routes.js';
+import membershipRoutes from './modules/memberships/routes.js';
+import peopleRoutes from './modules/people/routes.js';
+import { createTenantCalendar } from './modules/permissions/calendar.js';
+import { createRequestAccess } from './modules/permissions/request.js';
+import { createCursorCodec } from './http/paging.js';
+import { readOrCreateSetting } from './db/settings.js';
 
 const { version: SERVICE_VERSION } = createRequire(import.meta.url)('../package.json') as { version: string };
 const REDIS_CONNECT_WAIT_MS = 2000;
@@ -95,6 +105,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(openapi, { serviceDomain: config.serviceDomain, version: SERVICE_VERSION });
 
   const directory = deps.directory ?? createTenantDirectory(storage);
+  const cursors = createCursorCodec(await sharedCursorSecret(storage));
   const rateLimits = deps.rateLimits ?? (await createConfiguredRateLimits(app, config, deps.localRateLimitStore ?? 'memory'));
   const lastUse = createLastUseRecorder({
     flushIntervalMs: LAST_USE_FLUSH_MS,
@@ -143,10 +154,26 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(userRoutes, { tokenPrefix });
       await api.register(tokenRoutes, { tokenPrefix });
       await api.register(tenantRoutes, { storage });
+      // groups.md: the group administration core.
+      const resources = { cursors, accessOf: createRequestAccess(createTenantCalendar(storage, deps.now)) };
+      await api.register(groupRoutes, resources);
+      await api.register(roleTypeRoutes, resources);
+      await api.register(membershipRoutes, resources);
+      await api.register(peopleRoutes, resources);
     },
     { prefix: '/api' },
   );
   return app;
+}
+
+/**
+ * List cursors are signed with a secret every instance shares: made once, kept in the registry.
+ * A cursor from one instance is good on every other, and a forged one is refused by all.
+ */
+async function sharedCursorSecret(storage: Storage): Promise<Buffer> {
+  const candidate = JSON.stringify(randomBytes(32).toString('hex'));
+  const stored = await readOrCreateSetting(storage.registry, 'cursor_secret', candidate, toDbTimestamp(new Date()));
+  return Buffer.from(JSON.parse(stored) as string, 'hex');
 }
 
 /** The last check before a route runs: a known tenant, then the token the route requires. */

@@ -131,6 +131,11 @@ export const errors = {
   },
   /** 422 with one message on one field. */
   invalidField: (field: string, message: string) => errors.validation({ [field]: [message] }),
+  /**
+   * 422 for a rule of groups.md that no single field of the request breaks (a group that still
+   * has subgroups, the last administrator): `errors` names the resource the rule protects.
+   */
+  ruleBroken: (resource: string, message: string) => errors.validation({ [resource]: [message] }),
 } as const;
 
 /** A field's name as Laravel's messages show it: underscores as spaces. */
@@ -147,6 +152,23 @@ export const fieldMessages = {
   confirmationMismatch: (field: string) => `The ${attribute(field)} field confirmation does not match.`,
   passwordIncorrect: () => 'The password is incorrect.',
   dateAfterNow: (field: string) => `The ${attribute(field)} field must be a date after now.`,
+  required: (field: string) => `The ${attribute(field)} field is required.`,
+  selectedInvalid: (field: string) => `The selected ${attribute(field)} is invalid.`,
+  dateAfterOrEqual: (field: string, other: string) => `The ${attribute(field)} field must be a date after or equal to ${attribute(other)}.`,
   abilitiesBeyondToken: (beyond: readonly string[]) =>
     `The abilities field may not grant what this token lacks: ${beyond.join(', ')}.`,
+} as const;
+
+/** The messages of the rules of groups.md (sections 1-5 and 7), in its words. */
+export const ruleMessages = {
+  groupHasSubgroups: 'The group still has subgroups.',
+  groupHasActiveMemberships: 'The group still has active memberships.',
+  groupHasUpcomingEvents: 'The group still has upcoming events.',
+  rootGroupFixed: 'The root group cannot be deleted or moved.',
+  groupBelowItself: 'The group cannot be moved below itself.',
+  roleTypeInUse: 'The role type is still in use.',
+  alreadyHasRole: 'The person already has this role in this group.',
+  lastAdministrator: 'The last administrator cannot be removed.',
+  guardianIsPerson: 'The guardian must be another person.',
+  alreadyGuardian: 'The person is already a guardian.',
 } as const;

@@ -1,5 +1,10 @@
 /** What a token may be allowed to do. `*` grants everything, present and future. */
-export const ABILITIES = ['*', 'user:read', 'user:write', 'tokens:read', 'tokens:write'] as const;
+export const ABILITIES = [
+  '*', 'user:read', 'user:write', 'tokens:read', 'tokens:write',
+  // groups.md section 0 (events, changes and webhooks are used by events.md and integrations.md).
+  'people:read', 'people:write', 'groups:read', 'groups:write', 'roles:write',
+  'events:read', 'events:write', 'changes:read', 'webhooks:write',
+] as const;
 export type Ability = (typeof ABILITIES)[number];
 
 /** What a token with every ability holds (login tokens; an operator acting through the CLI). */

@@ -19,3 +19,13 @@ export async function writeSetting(registry: Registry, key: string, value: strin
 export async function deleteSetting(registry: Registry, key: string): Promise<void> {
   await registry.deleteFrom('settings').where('key', '=', key).execute();
 }
+
+/** The setting's value, writing `value` first when there is none; every process gets the same answer. */
+export async function readOrCreateSetting(registry: Registry, key: string, value: string, updatedAt: string): Promise<string> {
+  await registry
+    .insertInto('settings')
+    .values({ key, value, updated_at: updatedAt })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  return (await readSetting(registry, key)) ?? value;
+}

@@ -25,8 +25,8 @@ export default fp(
     app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
     app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parseJson);
 
-    app.setValidatorCompiler(({ schema }) => {
-      const validate = compileObjectValidator(schema as TSchema);
+    app.setValidatorCompiler(({ schema, httpPart }) => {
+      const validate = compileObjectValidator(schema as TSchema, { convertStrings: httpPart === 'querystring' || httpPart === 'params' });
       return (data: unknown) => {
         const result = validate(data);
         return result.ok ? { value: result.value } : { error: errors.validation(result.fieldErrors) };

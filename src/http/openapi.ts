@@ -23,7 +23,7 @@ const error = (description: string) => described(description, ErrorSchema);
  * The error answers a route can give, from what it declares: a body, a required token or
  * ability, its method. They are documented only; the error handler renders them.
  */
-function errorResponses(url: string, method: string, hasBody: boolean, requires: string | undefined) {
+function errorResponses(url: string, method: string, hasBody: boolean, hasQuery: boolean, requires: string | undefined) {
   const responses: Record<string, object> = {
     404: error('Tenant not found (unknown host), or the resource does not exist'),
     429: described('Rate limit exceeded; see Retry-After', TooManyAttemptsSchema),
@@ -36,6 +36,7 @@ function errorResponses(url: string, method: string, hasBody: boolean, requires:
     responses[415] = error('The body is not JSON');
     responses[422] = described('Validation failed', ValidationErrorSchema);
   }
+  if (hasQuery) responses[422] = described('Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take', ValidationErrorSchema);
   if (url === '/api/login') responses[401] = error('Login Fail, pls check password');
   if (requires) {
     responses[401] = described('Missing, malformed, unknown, revoked or expired token', UnauthenticatedSchema);
@@ -89,7 +90,7 @@ export default fp<OpenApiOptions>(
           title: 'groupadmin API',
           version,
           description:
-            'Group administration: login and current user (the original interface), plus token and profile self-service (extensions, tagged "extensions" and marked x-extension).',
+            'Group administration: login and current user (the original interface), plus extensions (marked x-extension): token and profile self-service, groups, role types, people, memberships and guardians.',
           contact: { name: 'groupadmin' },
           // The package is not published under a licence (package.json: UNLICENSED).
           license: { name: 'UNLICENSED', identifier: 'LicenseRef-groupadmin-proprietary' },
@@ -108,6 +109,10 @@ export default fp<OpenApiOptions>(
         tags: [
           { name: 'original', description: 'The interface of the original service' },
           { name: 'extensions', description: 'Beyond the original interface' },
+          { name: 'groups', description: 'The group tree of a tenant (groups.md section 1)' },
+          { name: 'roles', description: 'Role types and their permissions (groups.md section 2)' },
+          { name: 'people', description: 'People, their guardians and wards (groups.md sections 3 and 5)' },
+          { name: 'memberships', description: 'Who holds which role in which group, and when (groups.md section 4)' },
         ],
       },
       transform: ({ schema, url, route }) => {
@@ -118,7 +123,7 @@ export default fp<OpenApiOptions>(
         const requires = (route.config as { requires?: string } | undefined)?.requires;
         const original = ORIGINAL.has(`${method} ${url}`);
         const responses = {
-          ...errorResponses(url, method, Boolean(schema?.body), requires),
+          ...errorResponses(url, method, Boolean(schema?.body), Boolean(schema?.querystring), requires),
           ...((schema?.response as Record<string, object> | undefined) ?? {}),
         };
         return {
@@ -126,7 +131,8 @@ export default fp<OpenApiOptions>(
           schema: {
             ...schema,
             response: responses,
-            tags: [original ? 'original' : 'extensions'],
+            // Extensions name their resource's tag (groups, people ...); the rest are "extensions".
+            tags: original ? ['original'] : ((schema as { tags?: string[] } | undefined)?.tags ?? ['extensions']),
             ...(original ? {} : { 'x-extension': true }),
             ...(requires ? { security: [{ bearer: [] }] } : {}),
           },

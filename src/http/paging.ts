@@ -73,3 +73,6 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
   };
   return codec;
 }
+
+/** The page size a list asked for (validated by its query schema). */
+export const limitOf = (query: { limit?: number }): number => query.limit ?? DEFAULT_LIMIT;

@@ -1,5 +1,6 @@
 import Type, { type TSchema, type TStringOptions } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { Value } from 'typebox/value';
 import { Settings } from 'typebox/system';
 import { attribute, type FieldErrors } from '../errors.js';
 
@@ -15,6 +16,7 @@ Settings.Set({ maxErrors: 64 });
 
 interface SchemaError {
   keyword: string;
+  schemaPath?: string;
   instancePath: string;
   params: Record<string, unknown>;
 }
@@ -31,6 +33,9 @@ function messageFor(field: string, error: SchemaError): string {
   const name = attribute(field);
   const { params } = error;
   switch (error.keyword) {
+    case 'boolean':
+      // A property that `additionalProperties: false` refuses (query strings of groups.md).
+      return error.schemaPath?.endsWith('additionalProperties') ? `The ${name} field is prohibited.` : `The ${name} field is invalid.`;
     case 'required':
       return `The ${name} field is required.`;
     case 'type': {
@@ -52,7 +57,7 @@ function messageFor(field: string, error: SchemaError): string {
       return `The ${name} field must not have more than ${String(params.limit)} items.`;
     case 'format':
       if (params.format === 'email') return `The ${name} field must be a valid email address.`;
-      if (params.format === 'date-time') return `The ${name} field must be a valid date.`;
+      if (params.format === 'date-time' || params.format === 'date') return `The ${name} field must be a valid date.`;
       return `The ${name} field format is invalid.`;
     case 'pattern':
       return `The ${name} field format is invalid.`;
@@ -117,10 +122,12 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * Compiles a validator for an object schema. A body that is not an object (an array, a string,
  * null) is read as an empty object, as Laravel reads it, so the caller hears which fields are missing.
  */
-export function compileObjectValidator<T>(schema: TSchema): (input: unknown) => Validation<T> {
+export function compileObjectValidator<T>(schema: TSchema, options: { convertStrings?: boolean } = {}): (input: unknown) => Validation<T> {
   const compiled = Compile(schema);
   return (input) => {
-    const value = isPlainObject(input) ? input : {};
+    let value = isPlainObject(input) ? input : {};
+    // A query string carries text only: "5" is read as the integer 5, "true" as true, before the check.
+    if (options.convertStrings) value = Value.Convert(schema, { ...value }) as Record<string, unknown>;
     if (compiled.Check(value)) return { ok: true, value: value as T };
     return { ok: false, fieldErrors: collectFieldErrors(schema, compiled.Errors(value) as Iterable<SchemaError>) };
   };

@@ -34,9 +34,19 @@ describe('the OpenAPI document', () => {
       Object.keys(methods as object).map((method) => `${method.toUpperCase()} ${path}`),
     );
     expect(operations.sort()).toEqual([
-      'DELETE /tokens', 'DELETE /tokens/{id}', 'GET /tenant', 'GET /tokens', 'GET /user', 'PATCH /user', 'POST /login',
-      'POST /logout', 'POST /tokens', 'PUT /user/password',
+      'DELETE /groups/{id}', 'DELETE /memberships/{id}', 'DELETE /people/{id}', 'DELETE /people/{id}/guardians/{guardian_id}',
+      'DELETE /role-types/{key}', 'DELETE /tokens', 'DELETE /tokens/{id}', 'GET /groups', 'GET /groups/{id}',
+      'GET /groups/{id}/memberships', 'GET /people', 'GET /people/{id}', 'GET /people/{id}/guardians', 'GET /people/{id}/memberships',
+      'GET /role-types', 'GET /tenant', 'GET /tokens', 'GET /user', 'GET /user/wards', 'PATCH /groups/{id}', 'PATCH /memberships/{id}',
+      'PATCH /people/{id}', 'PATCH /role-types/{key}', 'PATCH /user', 'POST /groups', 'POST /login', 'POST /logout', 'POST /memberships',
+      'POST /people', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /tokens', 'PUT /user/password',
     ]);
+    // groups.md section 0: each new resource under its own tag, marked as an extension.
+    expect(document.paths['/groups'].get.tags).toEqual(['groups']);
+    expect(document.paths['/people/{id}'].patch.tags).toEqual(['people']);
+    expect(document.paths['/role-types'].post.tags).toEqual(['roles']);
+    expect(document.paths['/memberships'].post['x-extension']).toBe(true);
+    expect(Object.keys(document.paths['/people'].get.responses)).toContain('422');
     expect(document.paths['/login'].post.tags).toEqual(['original']);
     expect(document.paths['/user'].get.tags).toEqual(['original']);
     expect(document.paths['/user'].get['x-extension']).toBeUndefined();

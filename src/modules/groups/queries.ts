@@ -1,0 +1,71 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Day } from '../../access/permissions.js';
+import type { GroupsTable, TenantDatabase } from '../../db/types.js';
+import { activeOn, pathUpperBound } from '../permissions/queries.js';
+
+export type GroupRow = Selectable<GroupsTable>;
+type TenantDb = Kysely<TenantDatabase>;
+
+const nextVersion = sql<number>`version + 1`;
+
+/** Every group of the tenant: a tree is a few hundred rows, ordered in memory (rules.ts). */
+export const listAllGroups = (db: TenantDb): Promise<GroupRow[]> => db.selectFrom('groups').selectAll().execute();
+
+export const findGroup = (db: TenantDb, id: number): Promise<GroupRow | undefined> =>
+  db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
+
+export async function insertGroup(
+  db: TenantDb,
+  parent: Pick<GroupRow, 'id' | 'path'>,
+  group: Pick<GroupRow, 'name' | 'name_key' | 'kind' | 'description'>,
+  now: string,
+): Promise<GroupRow> {
+  const { id } = await db
+    .insertInto('groups')
+    .values({ ...group, parent_id: parent.id, path: parent.path, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return db
+    .updateTable('groups')
+    .set({ path: `${parent.path}${Number(id)}/` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateGroup(
+  db: TenantDb,
+  id: number,
+  changes: Partial<Pick<GroupRow, 'name' | 'name_key' | 'kind' | 'description' | 'parent_id'>>,
+  now: string,
+): Promise<GroupRow> {
+  return db
+    .updateTable('groups')
+    .set({ ...changes, updated_at: now, version: nextVersion })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Moves a subtree: every path that starts with `from` starts with `to` instead (one statement). */
+export async function movePaths(db: TenantDb, from: string, to: string): Promise<void> {
+  await db
+    .updateTable('groups')
+    .set({ path: sql<string>`${to} || substr(path, ${from.length + 1})` })
+    .where('path', '>=', from)
+    .where('path', '<', pathUpperBound(from))
+    .execute();
+}
+
+export const hasSubgroups = async (db: TenantDb, id: number): Promise<boolean> =>
+  (await db.selectFrom('groups').select('id').where('parent_id', '=', id).limit(1).executeTakeFirst()) !== undefined;
+
+export const hasActiveMemberships = async (db: TenantDb, id: number, day: Day): Promise<boolean> =>
+  (await db.selectFrom('memberships as m').select('m.id').where('m.group_id', '=', id).where(activeOn('m', day)).limit(1).executeTakeFirst()) !==
+  undefined;
+
+/** Deletes a group and the memberships that ended or are yet to come in it (the active ones stop it). */
+export async function deleteGroup(db: TenantDb, id: number): Promise<void> {
+  await db.deleteFrom('memberships').where('group_id', '=', id).execute();
+  await db.deleteFrom('groups').where('id', '=', id).execute();
+}

@@ -1,0 +1,84 @@
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { Day, Permission, RoleScope } from '../../access/permissions.js';
+import type { TenantDatabase } from '../../db/types.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+// The SQL of the permission rule. It reads memberships, groups and role types: the one place
+// besides those modules that does, because "what may X do" joins all three.
+
+export interface RoleRow {
+  groupId: number;
+  groupPath: string;
+  permission: Permission;
+  scope: RoleScope;
+  startOn: Day;
+  endOn: Day | null;
+}
+
+/** Every membership of the person (all dates), with its group's path and its role's permission. */
+export async function rolesOfPerson(db: TenantDb, personId: number): Promise<RoleRow[]> {
+  const rows = await db
+    .selectFrom('memberships as m')
+    .innerJoin('groups as g', 'g.id', 'm.group_id')
+    .innerJoin('role_types as r', 'r.key', 'm.role_type')
+    .select(['m.group_id', 'g.path', 'r.permission', 'r.scope', 'm.start_on', 'm.end_on'])
+    .where('m.person_id', '=', personId)
+    .execute();
+  return rows.map((row) => ({
+    groupId: Number(row.group_id),
+    groupPath: row.path,
+    permission: row.permission,
+    scope: row.scope,
+    startOn: row.start_on,
+    endOn: row.end_on,
+  }));
+}
+
+/** The paths of the groups where the person has a membership active on `day`. */
+export async function activeGroupPaths(db: TenantDb, personId: number, day: Day): Promise<string[]> {
+  const rows = await db
+    .selectFrom('memberships as m')
+    .innerJoin('groups as g', 'g.id', 'm.group_id')
+    .select('g.path')
+    .where('m.person_id', '=', personId)
+    .where(activeOn('m', day))
+    .execute();
+  return rows.map((row) => row.path);
+}
+
+export async function rootGroup(db: TenantDb): Promise<{ id: number; path: string }> {
+  const row = await db.selectFrom('groups').select(['id', 'path']).where('parent_id', 'is', null).executeTakeFirstOrThrow();
+  return { id: Number(row.id), path: row.path };
+}
+
+export async function isGuardian(db: TenantDb, guardianId: number, wardId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('guardianships')
+    .select('id')
+    .where('guardian_id', '=', guardianId)
+    .where('ward_id', '=', wardId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The membership `alias` is active on `day` (groups.md section 2). */
+export function activeOn(alias: string, day: Day): Expression<SqlBool> {
+  const ref = (column: string) => sql.ref(`${alias}.${column}`);
+  return sql<SqlBool>`(${ref('start_on')} <= ${day} and (${ref('end_on')} is null or ${ref('end_on')} >= ${day}))`;
+}
+
+/**
+ * The groups (alias `g`) at or below one of `subtreePaths`, or among `groupIds`: the groups a
+ * caller may read. "At or below" is a range on the materialised path, so it uses its index:
+ * every path below "/1/4/" lies in ["/1/4/", "/1/40") (paths hold only digits and "/").
+ */
+export function groupAmong(alias: string, subtreePaths: readonly string[], groupIds: readonly number[]): Expression<SqlBool> {
+  const parts = subtreePaths.map((path) => sql`(${sql.ref(`${alias}.path`)} >= ${path} and ${sql.ref(`${alias}.path`)} < ${pathUpperBound(path)})`);
+  if (groupIds.length > 0) parts.push(sql`${sql.ref(`${alias}.id`)} in (${sql.join(groupIds)})`);
+  if (parts.length === 0) return sql<SqlBool>`1 = 0`;
+  return sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
+}
+
+/** The first string after every path that starts with `path` ("/1/4/" -> "/1/40"). */
+export const pathUpperBound = (path: string): string => `${path.slice(0, -1)}0`;

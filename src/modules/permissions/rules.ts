@@ -1,0 +1,122 @@
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { atLeast, isActiveOn, permissionOn, type Day, type Permission, type RoleHeld } from '../../access/permissions.js';
+import type { TenantDatabase } from '../../db/types.js';
+import { activeGroupPaths, activeOn, groupAmong, isGuardian, rolesOfPerson, rootGroup, type RoleRow } from './queries.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+/**
+ * What one person may do today, for one request: the rule of groups.md section 2 over their
+ * memberships, read once (one indexed query) and asked as often as the request needs. Nothing is
+ * cached between requests, so an ended membership or a changed role type acts at once on every
+ * instance, and at midnight in the tenant's time zone without any write.
+ */
+export interface Access {
+  personId: number;
+  day: Day;
+  root: { id: number; path: string };
+  /** The caller's permission on the group at this path. */
+  on(groupPath: string): Permission;
+  /** The groups where the caller holds at least `needed`: whole subtrees and single groups. */
+  groupsWith(needed: Permission): { subtreePaths: string[]; groupIds: number[] };
+}
+
+export async function accessOf(db: TenantDb, personId: number, day: Day): Promise<Access> {
+  const [roles, root] = await Promise.all([rolesOfPerson(db, personId), rootGroup(db)]);
+  const active = roles.filter((role) => isActiveOn(role, day));
+  return {
+    personId,
+    day,
+    root,
+    on: (groupPath) => permissionOn(groupPath, active as RoleHeld[], day),
+    groupsWith: (needed) => groupsWith(active, needed),
+  };
+}
+
+function groupsWith(roles: readonly RoleRow[], needed: Permission) {
+  const strong = roles.filter((role) => atLeast(role.permission, needed));
+  return {
+    subtreePaths: strong.filter((role) => role.scope === 'subtree').map((role) => role.groupPath),
+    groupIds: strong.filter((role) => role.scope === 'group').map((role) => role.groupId),
+  };
+}
+
+/**
+ * Whether the caller holds `needed` on a group where P has an active membership, or on the root
+ * when P has none (groups.md section 3): who may see (read) and who may change (write) P.
+ */
+export async function holdsOnPerson(db: TenantDb, access: Access, personId: number, needed: Permission): Promise<boolean> {
+  const paths = await activeGroupPaths(db, personId, access.day);
+  if (paths.length === 0) return atLeast(access.on(access.root.path), needed);
+  return paths.some((path) => atLeast(access.on(path), needed));
+}
+
+/** Who sees P: P themself, P's guardians, and those with `read` where P is (section 3). */
+export async function canSeePerson(db: TenantDb, access: Access, personId: number): Promise<boolean> {
+  if (personId === access.personId) return true;
+  if (await holdsOnPerson(db, access, personId, 'read')) return true;
+  return isGuardian(db, access.personId, personId);
+}
+
+/** How the caller may change P: every field (write where P is), the profile only (a guardian), or not at all. */
+export async function rightToChange(db: TenantDb, access: Access, personId: number): Promise<'full' | 'profile' | null> {
+  if (await holdsOnPerson(db, access, personId, 'write')) return 'full';
+  if (await isGuardian(db, access.personId, personId)) return 'profile';
+  return null;
+}
+
+/**
+ * The leader e-mail rule (section 3): a change of the username or e-mail of a person who holds an
+ * active membership with `write` or `admin` needs `write` on every group where they hold one.
+ */
+export async function mayChangeLoginOf(db: TenantDb, access: Access, personId: number): Promise<boolean> {
+  const roles = await rolesOfPerson(db, personId);
+  return roles
+    .filter((role) => isActiveOn(role, access.day) && atLeast(role.permission, 'write'))
+    .every((role) => atLeast(access.on(role.groupPath), 'write'));
+}
+
+/** A query over people, aliased `p`. */
+export type PeopleQuery = ExpressionBuilder<TenantDatabase & { p: TenantDatabase['users'] }, 'p'>;
+
+/** The people (alias `p`) the caller sees, as one condition for a list's query (section 3). */
+export function visiblePeople(eb: PeopleQuery, access: Access): Expression<SqlBool> {
+  const readable = access.groupsWith('read');
+  const seesUnplaced = atLeast(access.on(access.root.path), 'read');
+  const day = access.day;
+  const parts: Expression<SqlBool>[] = [
+    eb('p.id', '=', access.personId),
+    eb('p.id', 'in', eb.selectFrom('guardianships').select('ward_id').where('guardian_id', '=', access.personId)),
+  ];
+  if (readable.subtreePaths.length + readable.groupIds.length > 0) {
+    parts.push(
+      eb.exists(
+        eb
+          .selectFrom('memberships as vm')
+          .innerJoin('groups as vg', 'vg.id', 'vm.group_id')
+          .select(sql.lit(1).as('one'))
+          .whereRef('vm.person_id', '=', 'p.id')
+          .where(activeOn('vm', day))
+          .where(groupAmong('vg', readable.subtreePaths, readable.groupIds)),
+      ),
+    );
+  }
+  if (seesUnplaced) {
+    parts.push(
+      eb.not(eb.exists(eb.selectFrom('memberships as vm').select(sql.lit(1).as('one')).whereRef('vm.person_id', '=', 'p.id').where(activeOn('vm', day)))),
+    );
+  }
+  return eb.or(parts);
+}
+
+/** An operator at the command line: every permission everywhere (the CLI is trusted like the server). */
+export async function operatorAccess(db: TenantDb, day: Day): Promise<Access> {
+  const root = await rootGroup(db);
+  return {
+    personId: 0,
+    day,
+    root,
+    on: () => 'admin',
+    groupsWith: () => ({ subtreePaths: [root.path], groupIds: [] }),
+  };
+}
