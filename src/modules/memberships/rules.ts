@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely';
+import { atLeast, isActiveOn, type Day } from '../../access/permissions.js';
+import type { TenantDatabase } from '../../db/types.js';
+import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
+import { requireIfMatch } from '../../http/etag.js';
+import { toDbTimestamp } from '../../lib/time.js';
+import { findGroup, type GroupRow } from '../groups/queries.js';
+import { canSeePerson, type Access } from '../permissions/rules.js';
+import { findRoleType } from '../role-types/queries.js';
+import {
+  deleteMembership,
+  findMembership,
+  findOverlap,
+  insertMembership,
+  rootAdminMemberships,
+  updateMembership,
+  type MembershipRow,
+} from './queries.js';
+import type { MembershipGrant, MembershipUpdate } from './schemas.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+/** A referenced group, or 404 `Group not found.` */
+export async function requireGroupById(db: TenantDb, id: number): Promise<GroupRow> {
+  const group = await findGroup(db, id);
+  if (!group) throw errors.notFound('Group');
+  return group;
+}
+
+/**
+ * May the caller grant (or re-open, or remove) a membership with this role in this group?
+ * `write` on the group, and the role's permission not above the caller's own there: no one
+ * grants more than they hold (groups.md section 4). A role type that does not exist is 404.
+ */
+export async function requireGrantable(db: TenantDb, access: Access, group: GroupRow, roleType: string): Promise<void> {
+  const held = access.on(group.path);
+  if (!atLeast(held, 'write')) throw errors.unauthorized();
+  const role = await findRoleType(db, roleType);
+  if (!role) throw errors.notFound('Role type');
+  if (!atLeast(held, role.permission)) throw errors.unauthorized();
+}
+
+function datesProblem(startOn: Day, endOn: Day | null): FieldErrors | null {
+  if (endOn !== null && endOn < startOn) return { end_on: [fieldMessages.dateAfterOrEqual('end_on', 'start_on')] };
+  return null;
+}
+
+/**
+ * Adds a membership (POST /memberships, POST /people, the CLI) after the caller's rights were
+ * checked: dates in order, no overlap with the same role in the same group. Runs in `db`'s
+ * transaction when there is one.
+ */
+export async function addMembership(db: TenantDb, personId: number, grant: MembershipGrant, today: Day): Promise<MembershipRow> {
+  const row = {
+    person_id: personId,
+    group_id: grant.group_id,
+    role_type: grant.role_type,
+    label: grant.label ?? null,
+    start_on: grant.start_on ?? today,
+    end_on: grant.end_on ?? null,
+  };
+  const problem = datesProblem(row.start_on, row.end_on);
+  if (problem) throw errors.validation(problem);
+  if (await findOverlap(db, row)) throw errors.invalidField('role_type', ruleMessages.alreadyHasRole);
+  return insertMembership(db, row, toDbTimestamp(new Date()));
+}
+
+/** POST /memberships: the group (404), `write` there, the person visible (404), the role grantable. */
+export async function grantMembership(db: TenantDb, access: Access, personId: number, grant: MembershipGrant): Promise<MembershipRow> {
+  const group = await requireGroupById(db, grant.group_id);
+  if (!atLeast(access.on(group.path), 'write')) throw errors.unauthorized();
+  if (!(await canSeePerson(db, access, personId))) throw errors.notFound('Person');
+  await requireGrantable(db, access, group, grant.role_type);
+  return db.transaction().execute((trx) => addMembership(trx, personId, grant, access.day));
+}
+
+/** A membership the caller sees (they see its person, or read its group), or 404. */
+export async function requireVisibleMembership(db: TenantDb, access: Access, id: number | null): Promise<{ membership: MembershipRow; group: GroupRow }> {
+  const membership = id === null ? undefined : await findMembership(db, id);
+  if (!membership) throw errors.notFound('Membership');
+  const group = await requireGroupById(db, Number(membership.group_id));
+  if (!atLeast(access.on(group.path), 'read') && !(await canSeePerson(db, access, Number(membership.person_id)))) {
+    throw errors.notFound('Membership');
+  }
+  return { membership, group };
+}
+
+/**
+ * Nobody locks the tenant out (section 4): refused when `after` (null: deleted) leaves no
+ * membership giving `admin` on the root today while `before` was one of them.
+ */
+export async function requireAnotherAdministrator(db: TenantDb, access: Access, before: MembershipRow, after: MembershipRow | null): Promise<void> {
+  const admins = await rootAdminMemberships(db, access.root.id, access.day);
+  if (!admins.some((admin) => admin.id === Number(before.id))) return;
+  if (after !== null && isActiveOn({ startOn: after.start_on, endOn: after.end_on }, access.day)) return;
+  if (admins.length <= 1) throw errors.ruleBroken('membership', ruleMessages.lastAdministrator);
+}
+
+export async function changeMembership(db: TenantDb, access: Access, membership: MembershipRow, input: MembershipUpdate, ifMatch: string | undefined) {
+  return db.transaction().execute(async (trx) => {
+    const current = await findMembership(trx, Number(membership.id));
+    if (!current) throw errors.notFound('Membership');
+    requireIfMatch(ifMatch, current.version);
+    const next = { ...current, ...input, end_on: input.end_on === undefined ? current.end_on : input.end_on };
+    const problem = datesProblem(next.start_on, next.end_on);
+    if (problem) throw errors.validation(problem);
+    if (await findOverlap(trx, next, Number(current.id))) throw errors.invalidField('role_type', ruleMessages.alreadyHasRole);
+    await requireAnotherAdministrator(trx, access, current, next);
+    return updateMembership(trx, Number(current.id), input, toDbTimestamp(new Date()));
+  });
+}
+
+export async function removeMembership(db: TenantDb, access: Access, membership: MembershipRow, ifMatch: string | undefined): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const current = await findMembership(trx, Number(membership.id));
+    if (!current) throw errors.notFound('Membership');
+    requireIfMatch(ifMatch, current.version);
+    await requireAnotherAdministrator(trx, access, current, null);
+    await deleteMembership(trx, Number(current.id));
+  });
+}

@@ -1,0 +1,131 @@
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { Day } from '../../access/permissions.js';
+import { binaryText } from '../../db/collation.js';
+import type { TenantDatabase } from '../../db/types.js';
+import type { SortKey } from '../../http/paging.js';
+import { sortKey } from '../../lib/sort-key.js';
+import { toDbTimestamp, normaliseDbTimestamp } from '../../lib/time.js';
+import { lowerAscii } from '../../lib/validation.js';
+import { activeOn, groupAmong } from '../permissions/queries.js';
+import { visiblePeople, type Access, type PeopleQuery } from '../permissions/rules.js';
+import type { UserRow } from '../users/queries.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+// The people resource reads users with memberships and groups (who is where, who sees whom).
+// Writes to users go through the users module.
+
+export interface PeopleSelection {
+  /** Members of this group (path) on `activeOn`, or of its subtree with `below`. */
+  group?: { id: number; path: string; below: boolean };
+  roleType?: string;
+  activeOn: Day;
+  ids?: number[];
+  q?: string;
+  updatedSince?: Date;
+  isVegetarian?: boolean;
+  canSwimm?: boolean;
+  sort: 'name' | '-updated_at' | 'id';
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function orderColumns(db: TenantDb, sort: PeopleSelection['sort']) {
+  if (sort === 'id') return [sql.ref('p.id')];
+  if (sort === '-updated_at') return [sql.ref('p.updated_at'), sql.ref('p.id')];
+  return [sql.ref('p.lastname_key'), sql.ref('p.firstname_key'), binaryText(db, 'p.lastname'), binaryText(db, 'p.firstname'), sql.ref('p.id')];
+}
+
+export function personSortKey(row: UserRow, sort: PeopleSelection['sort']): SortKey {
+  if (sort === 'id') return [Number(row.id)];
+  if (sort === '-updated_at') return [normaliseDbTimestamp(row.updated_at), Number(row.id)];
+  return [row.lastname_key, row.firstname_key, row.lastname, row.firstname, Number(row.id)];
+}
+
+/** One page of the people the caller sees, by the selection, after the row with key `after`. */
+export async function listVisiblePeople(db: TenantDb, access: Access, selection: PeopleSelection, after: SortKey | null, limit: number): Promise<UserRow[]> {
+  let query = db.selectFrom('users as p').selectAll('p').where((eb) => visiblePeople(eb as PeopleQuery, access));
+  const { group, roleType, activeOn: day } = selection;
+  if (group !== undefined || roleType !== undefined) {
+    query = query.where((eb) => {
+      let members = eb.selectFrom('memberships as fm').select(sql.lit(1).as('one')).whereRef('fm.person_id', '=', 'p.id').where(activeOn('fm', day));
+      if (roleType !== undefined) members = members.where('fm.role_type', '=', roleType);
+      if (group !== undefined) {
+        members = group.below
+          ? members.innerJoin('groups as fg', 'fg.id', 'fm.group_id').where(groupAmong('fg', [group.path], []))
+          : members.where('fm.group_id', '=', group.id);
+      }
+      return eb.exists(members);
+    });
+  }
+  if (selection.ids !== undefined) query = query.where('p.id', 'in', selection.ids.length > 0 ? selection.ids : [0]);
+  if (selection.q !== undefined) {
+    const names = `%${escapeLike(sortKey(selection.q))}%`;
+    const logins = `%${escapeLike(lowerAscii(selection.q))}%`;
+    query = query.where((eb) => {
+      const like = (expression: Expression<unknown>, pattern: string): Expression<SqlBool> => sql<SqlBool>`${expression} like ${pattern} escape '\\'`;
+      return eb.or([
+        like(sql.ref('p.lastname_key'), names),
+        like(sql.ref('p.firstname_key'), names),
+        like(lowerLogin(db, 'p.username'), logins),
+        like(lowerLogin(db, 'p.email'), logins),
+      ]);
+    });
+  }
+  if (selection.updatedSince !== undefined) query = query.where('p.updated_at', '>=', toDbTimestamp(selection.updatedSince));
+  if (selection.isVegetarian !== undefined) query = query.where(sql<SqlBool>`p.is_vegetarian = ${sql.lit(selection.isVegetarian)}`);
+  if (selection.canSwimm !== undefined) query = query.where(sql<SqlBool>`p.can_swimm = ${sql.lit(selection.canSwimm)}`);
+
+  const order = orderColumns(db, selection.sort);
+  const descending = selection.sort === '-updated_at';
+  if (after) {
+    const comparison = descending ? sql`<` : sql`>`;
+    query = query.where(sql<SqlBool>`(${sql.join(order)}) ${comparison} (${sql.join(after as unknown[])})`);
+  }
+  for (const column of order) query = query.orderBy(column, descending ? 'desc' : 'asc');
+  return query.limit(limit + 1).execute();
+}
+
+/** lower() of ASCII letters only, alike on both dialects (as the unique indexes compare). */
+function lowerLogin(db: TenantDb, column: string) {
+  return sql`lower(${binaryText(db, column)})`;
+}
+
+export const findPerson = (db: TenantDb, id: number): Promise<UserRow | undefined> =>
+  db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const listGuardians = (db: TenantDb, wardId: number): Promise<UserRow[]> =>
+  db
+    .selectFrom('users as p')
+    .innerJoin('guardianships as g', 'g.guardian_id', 'p.id')
+    .selectAll('p')
+    .where('g.ward_id', '=', wardId)
+    .orderBy('p.lastname_key')
+    .orderBy('p.firstname_key')
+    .orderBy('p.id')
+    .execute();
+
+export const listWards = (db: TenantDb, guardianId: number): Promise<UserRow[]> =>
+  db
+    .selectFrom('users as p')
+    .innerJoin('guardianships as g', 'g.ward_id', 'p.id')
+    .selectAll('p')
+    .where('g.guardian_id', '=', guardianId)
+    .orderBy('p.lastname_key')
+    .orderBy('p.firstname_key')
+    .orderBy('p.id')
+    .execute();
+
+export const insertGuardianship = (db: TenantDb, wardId: number, guardianId: number, now: string) =>
+  db.insertInto('guardianships').values({ ward_id: wardId, guardian_id: guardianId, created_at: now }).execute();
+
+export async function deleteGuardianship(db: TenantDb, wardId: number, guardianId: number): Promise<boolean> {
+  const result = await db.deleteFrom('guardianships').where('ward_id', '=', wardId).where('guardian_id', '=', guardianId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Erasure: the person and their tokens; memberships and guardianships go with the row (cascade). */
+export async function erasePersonRows(db: TenantDb, id: number): Promise<void> {
+  await db.deleteFrom('personal_access_tokens').where('tokenable_id', '=', id).execute();
+  await db.deleteFrom('users').where('id', '=', id).execute();
+}

@@ -1,0 +1,257 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import Type from 'typebox';
+import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
+import { etagOf } from '../../http/etag.js';
+import { limitOf } from '../../http/paging.js';
+import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
+import type { ResourceRouteOptions } from '../groups/routes.js';
+import { listPersonMemberships } from '../memberships/queries.js';
+import { MembershipSchema, PersonMembershipsQuery, toApiMembership } from '../memberships/schemas.js';
+import { callerOf } from '../../http/auth.js';
+import { listWards } from './queries.js';
+import {
+  addGuardian,
+  changePerson,
+  createPerson,
+  erasePerson,
+  guardiansOf,
+  listPeople,
+  removeGuardian,
+  requireChangeable,
+  requireGuardianManager,
+  requireVisiblePerson,
+} from './rules.js';
+import { NewPersonSchema, PeopleQuery, PersonSchema, PersonUpdateSchema, toApiPerson } from './schemas.js';
+
+const tags = ['people'];
+const PersonAnswer = Envelope(Type.Object({ person: PersonSchema }));
+const NextCursor = Type.Union([Type.String(), Type.Null()]);
+const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized. (role permission)' };
+const changed = { ...ErrorSchema, description: 'The resource was changed by someone else.' };
+const idOf = (params: unknown, name = 'id') => parseId((params as Record<string, string | undefined>)[name]);
+
+/** The people module's routes (groups.md sections 3 and 5): people, guardians and wards. */
+const peopleRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
+  app.get(
+    '/people',
+    {
+      config: { requires: 'people:read' },
+      schema: {
+        tags,
+        operationId: 'listPeople',
+        summary: 'List people',
+        description:
+          'The people the caller sees (never refused). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.',
+        querystring: PeopleQuery,
+        response: { 200: Envelope(Type.Object({ people: Type.Array(PersonSchema), next_cursor: NextCursor })) },
+      },
+    },
+    async (request) => {
+      const page = await listPeople(request.tenant.db, await accessOf(request), request.query, limitOf(request.query), cursors);
+      return ok({ people: page.rows.map(toApiPerson), next_cursor: page.nextCursor });
+    },
+  );
+
+  app.get(
+    '/people/:id',
+    {
+      config: { requires: 'people:read' },
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'getPerson',
+        summary: 'A person',
+        description: 'For the person, their guardians and those with `read` where they are. ETag: the version of the person.',
+        response: { 200: PersonAnswer },
+      },
+    },
+    async (request, reply) => {
+      const person = await requireVisiblePerson(request.tenant.db, await accessOf(request), idOf(request.params));
+      reply.header('etag', etagOf(person.version));
+      return ok({ person: toApiPerson(person) });
+    },
+  );
+
+  app.post(
+    '/people',
+    {
+      config: { requires: 'people:write' },
+      schema: {
+        tags,
+        operationId: 'createPerson',
+        summary: 'Add a person',
+        description:
+          'Profile fields and the required first `membership`; optional `username` + `password` (+ `email`) give a login. Needs `write` on the group and a role not above the caller\'s own there.',
+        body: NewPersonSchema,
+        response: { 201: PersonAnswer, 403: forbidden },
+      },
+    },
+    async (request, reply) => {
+      const person = await createPerson(request.tenant.db, await accessOf(request), request.body);
+      return reply.code(201).header('etag', etagOf(person.version)).send(ok({ person: toApiPerson(person) }));
+    },
+  );
+
+  const changeable = beforeBody(async (request) => {
+    const access = await accessOf(request);
+    return { access, ...(await requireChangeable(request.tenant.db, access, idOf(request.params))) };
+  });
+
+  app.patch(
+    '/people/:id',
+    {
+      config: { requires: 'people:write' },
+      preParsing: changeable.preParsing,
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'updatePerson',
+        summary: 'Change a person',
+        description:
+          'As PATCH /user, plus `username` and `birthday`; `password` only for admins on the root (it revokes the person\'s tokens). Guardians change the profile only. Honours If-Match.',
+        body: PersonUpdateSchema,
+        response: { 200: PersonAnswer, 403: forbidden, 412: changed },
+      },
+    },
+    async (request, reply) => {
+      const { access, person, right } = changeable.found(request);
+      const updated = await changePerson(request.tenant.db, access, { person, right }, request.body, request.headers['if-match']);
+      reply.header('etag', etagOf(updated.version));
+      return ok({ person: toApiPerson(updated) });
+    },
+  );
+
+  app.delete(
+    '/people/:id',
+    {
+      config: { requires: 'people:write' },
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'erasePerson',
+        summary: 'Erase a person',
+        description: 'GDPR erasure by an admin on the root: the person, their tokens, memberships and guardianships. Never the last administrator. Honours If-Match.',
+        response: { 204: NoContent, 403: forbidden, 412: changed, 422: { ...ValidationErrorSchema, description: 'The last administrator cannot be removed.' } },
+      },
+    },
+    async (request, reply) => {
+      const access = await accessOf(request);
+      const person = await requireVisiblePerson(request.tenant.db, access, idOf(request.params));
+      await erasePerson(request.tenant.db, access, person, request.headers['if-match']);
+      return (reply as FastifyReply).code(204).send();
+    },
+  );
+
+  app.get(
+    '/people/:id/memberships',
+    {
+      config: { requires: 'people:read' },
+      schema: {
+        params: IdParams,
+        tags: ['people', 'memberships'],
+        operationId: 'listPersonMemberships',
+        summary: "A person's memberships",
+        description: 'All of them (active, future, ended), by id; `active_on`: only those active that day.',
+        querystring: PersonMembershipsQuery,
+        response: { 200: Envelope(Type.Object({ memberships: Type.Array(MembershipSchema), next_cursor: NextCursor })) },
+      },
+    },
+    async (request) => {
+      const person = await requireVisiblePerson(request.tenant.db, await accessOf(request), idOf(request.params));
+      const { query } = request;
+      const list = `person-memberships:${Number(person.id)}`;
+      const after = query.cursor === undefined ? null : Number(cursors.decode(list, query.cursor)[0]);
+      const limit = limitOf(query);
+      const rows = await listPersonMemberships(request.tenant.db, Number(person.id), query.active_on ?? null, after, limit);
+      const page = cursors.page(list, rows, limit, (row) => [Number(row.id)]);
+      return ok({ memberships: page.rows.map(toApiMembership), next_cursor: page.nextCursor });
+    },
+  );
+
+  app.get(
+    '/people/:id/guardians',
+    {
+      config: { requires: 'people:read' },
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'listGuardians',
+        summary: "A person's guardians",
+        description: 'For anyone who sees the person (not paged).',
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: { 200: Envelope(Type.Object({ guardians: Type.Array(PersonSchema) })) },
+      },
+    },
+    async (request) => {
+      const person = await requireVisiblePerson(request.tenant.db, await accessOf(request), idOf(request.params));
+      return ok({ guardians: (await guardiansOf(request.tenant.db, Number(person.id))).map(toApiPerson) });
+    },
+  );
+
+  const guardianManager = beforeBody(async (request) => {
+    const access = await accessOf(request);
+    return { access, ward: await requireGuardianManager(request.tenant.db, access, idOf(request.params)) };
+  });
+
+  app.post(
+    '/people/:id/guardians',
+    {
+      config: { requires: 'people:write' },
+      preParsing: guardianManager.preParsing,
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'addGuardian',
+        summary: 'Add a guardian',
+        description: 'Needs `write` where the person is (guardians cannot add guardians). `guardian_id`: another person the caller sees.',
+        body: Type.Object({ guardian_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }),
+        response: { 201: Envelope(Type.Object({ guardian: PersonSchema })), 403: forbidden },
+      },
+    },
+    async (request, reply) => {
+      const { access, ward } = guardianManager.found(request);
+      const guardian = await addGuardian(request.tenant.db, access, ward, request.body.guardian_id);
+      return reply.code(201).send(ok({ guardian: toApiPerson(guardian) }));
+    },
+  );
+
+  app.delete(
+    '/people/:id/guardians/:guardian_id',
+    {
+      config: { requires: 'people:write' },
+      preParsing: guardianManager.preParsing,
+      schema: {
+        params: Type.Object({ id: Type.String({ description: 'The person' }), guardian_id: Type.String({ description: 'The guardian' }) }),
+        tags,
+        operationId: 'removeGuardian',
+        summary: 'Remove a guardian',
+        description: 'Needs `write` where the person is. 404 Guardian not found. when there is no such link.',
+        response: { 204: NoContent, 403: forbidden },
+      },
+    },
+    async (request, reply) => {
+      const { ward } = guardianManager.found(request);
+      await removeGuardian(request.tenant.db, ward, idOf(request.params, 'guardian_id'));
+      return (reply as FastifyReply).code(204).send();
+    },
+  );
+
+  app.get(
+    '/user/wards',
+    {
+      config: { requires: 'people:read' },
+      schema: {
+        tags,
+        operationId: 'listWards',
+        summary: 'My wards',
+        description: 'The people the caller is guardian of (not paged); no role permission needed.',
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: { 200: Envelope(Type.Object({ wards: Type.Array(PersonSchema) })) },
+      },
+    },
+    async (request) => ok({ wards: (await listWards(request.tenant.db, callerOf(request).user.id)).map(toApiPerson) }),
+  );
+};
+
+export default peopleRoutes;

@@ -1,0 +1,204 @@
+import type { Kysely } from 'kysely';
+import { atLeast } from '../../access/permissions.js';
+import type { TenantDatabase } from '../../db/types.js';
+import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
+import { requireIfMatch } from '../../http/etag.js';
+import type { CursorCodec, Page } from '../../http/paging.js';
+import { toDbTimestamp } from '../../lib/time.js';
+import { hashPassword } from '../auth/passwords.js';
+import { addMembership, requireGrantable, requireGroupById } from '../memberships/rules.js';
+import { rootAdminMemberships } from '../memberships/queries.js';
+import { canSeePerson, holdsOnPerson, mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
+import { revokeAllTokens } from '../tokens/rules.js';
+import { findUserByEmail, findUserByUsername, insertUser, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
+import {
+  deleteGuardianship,
+  erasePersonRows,
+  findPerson,
+  insertGuardianship,
+  listGuardians,
+  listVisiblePeople,
+  personSortKey,
+  type PeopleSelection,
+} from './queries.js';
+import type { NewPerson, PeopleFilters, PersonUpdate } from './schemas.js';
+import { isGuardian } from '../permissions/queries.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+/** A person the caller sees, or 404 `Person not found.`, exactly as for an id that does not exist. */
+export async function requireVisiblePerson(db: TenantDb, access: Access, id: number | null): Promise<UserRow> {
+  const person = id === null ? undefined : await findPerson(db, id);
+  if (!person || !(await canSeePerson(db, access, Number(person.id)))) throw errors.notFound('Person');
+  return person;
+}
+
+export async function listPeople(db: TenantDb, access: Access, filters: PeopleFilters, limit: number, cursors: CursorCodec): Promise<Page<UserRow>> {
+  const sort = filters.sort ?? 'name';
+  const list = `people:${sort}`;
+  const after = filters.cursor === undefined ? null : cursors.decode(list, filters.cursor);
+  const selection: PeopleSelection = { activeOn: filters.active_on ?? access.day, sort };
+  if (filters.group_id !== undefined) {
+    const group = await requireGroupById(db, filters.group_id);
+    selection.group = { id: Number(group.id), path: group.path, below: filters.below === true };
+  }
+  if (filters.role_type !== undefined) selection.roleType = filters.role_type;
+  if (filters.ids !== undefined) selection.ids = [...new Set(filters.ids.split(',').map(Number))];
+  if (filters.q !== undefined) selection.q = filters.q;
+  if (filters.updated_since !== undefined) selection.updatedSince = new Date(filters.updated_since);
+  if (filters.is_vegetarian !== undefined) selection.isVegetarian = filters.is_vegetarian;
+  if (filters.can_swimm !== undefined) selection.canSwimm = filters.can_swimm;
+  const rows = await listVisiblePeople(db, access, selection, after, limit);
+  return cursors.page(list, rows, limit, (row) => personSortKey(row, sort));
+}
+
+async function loginConflicts(db: TenantDb, personId: number | null, username: string | null | undefined, email: string | null | undefined) {
+  const conflicts: FieldErrors = {};
+  if (username) {
+    const owner = await findUserByUsername(db, username);
+    if (owner && Number(owner.id) !== personId) conflicts.username = [fieldMessages.taken('username')];
+  }
+  if (email) {
+    const owner = await findUserByEmail(db, email);
+    if (owner && Number(owner.id) !== personId) conflicts.email = [fieldMessages.taken('email')];
+  }
+  if (Object.keys(conflicts).length > 0) throw errors.validation(conflicts);
+}
+
+/** A login needs a username, a password and an e-mail address (groups.md section 3). */
+function loginProblems(username: string | null, password: string | null, email: string | null): FieldErrors | null {
+  if (username === null && password === null) return null;
+  const problems: FieldErrors = {};
+  if (username === null) problems.username = [fieldMessages.required('username')];
+  if (password === null) problems.password = [fieldMessages.required('password')];
+  if (email === null) problems.email = [fieldMessages.required('email')];
+  return Object.keys(problems).length > 0 ? problems : null;
+}
+
+/**
+ * POST /people: the membership's group (404) with `write` there and a role not above the
+ * caller's own (403); then the person and the membership, in one transaction.
+ */
+export async function createPerson(db: TenantDb, access: Access, input: NewPerson): Promise<UserRow> {
+  const group = await requireGroupById(db, input.membership.group_id);
+  await requireGrantable(db, access, group, input.membership.role_type);
+  const problems = loginProblems(input.username ?? null, input.password ?? null, input.email ?? null);
+  if (problems) throw errors.validation(problems);
+  await loginConflicts(db, null, input.username, input.email);
+  const password = input.password === undefined ? null : await hashPassword(input.password);
+  const timestamp = toDbTimestamp(new Date());
+  return db.transaction().execute(async (trx) => {
+    const person = await insertUser(trx, {
+      username: input.username ?? null,
+      email: input.email ?? null,
+      firstname: input.firstname,
+      lastname: input.lastname,
+      gender_id: input.gender_id ?? null,
+      type_id: input.type_id ?? null,
+      phonenumber: input.phonenumber ?? null,
+      phonenumber_mobile: input.phonenumber_mobile ?? null,
+      street: input.street ?? null,
+      housenumber: input.housenumber ?? null,
+      zip: input.zip ?? null,
+      city: input.city ?? null,
+      is_vegetarian: input.is_vegetarian ? 1 : 0,
+      can_swimm: input.can_swimm ? 1 : 0,
+      birthday: input.birthday ?? null,
+      password,
+      is_active: 1,
+      created_at: timestamp,
+      updated_at: timestamp,
+    });
+    await addMembership(trx, Number(person.id), input.membership, access.day);
+    return person;
+  });
+}
+
+/** How the caller may change P, checked before the body is read: 404 unseen, 403 no right. */
+export async function requireChangeable(db: TenantDb, access: Access, id: number | null): Promise<{ person: UserRow; right: 'full' | 'profile' }> {
+  const person = await requireVisiblePerson(db, access, id);
+  const right = await rightToChange(db, access, Number(person.id));
+  if (!right) throw errors.unauthorized();
+  return { person, right };
+}
+
+/**
+ * PATCH /people/{id}: a guardian changes the profile only; `password` needs `admin` on the root
+ * (and ends the person's sessions); a new username or e-mail of a leader needs `write` wherever
+ * they lead (the leader e-mail rule).
+ */
+export async function changePerson(
+  db: TenantDb,
+  access: Access,
+  target: { person: UserRow; right: 'full' | 'profile' },
+  input: PersonUpdate,
+  ifMatch: string | undefined,
+): Promise<UserRow> {
+  const { person, right } = target;
+  const personId = Number(person.id);
+  if (input.username !== undefined && right !== 'full') throw errors.unauthorized();
+  if (input.password !== undefined && !atLeast(access.on(access.root.path), 'admin')) throw errors.unauthorized();
+  const changesLogin = (input.username !== undefined && input.username !== person.username) || (input.email !== undefined && input.email !== person.email);
+  if (changesLogin && !(await mayChangeLoginOf(db, access, personId))) throw errors.unauthorized();
+  const { password, ...fields } = input;
+  const hash = password === undefined ? undefined : await hashPassword(password);
+  return db.transaction().execute(async (trx) => {
+    const current = await findPerson(trx, personId);
+    if (!current) throw errors.notFound('Person');
+    requireIfMatch(ifMatch, current.version);
+    const problems = loginProblems(fields.username ?? current.username, hash ?? current.password, fields.email === undefined ? current.email : fields.email);
+    if (problems) throw errors.validation(problems);
+    await loginConflicts(trx, personId, fields.username, fields.email);
+    const { is_vegetarian, can_swimm, ...rest } = fields;
+    const changes: ProfileChanges = { ...rest };
+    if (is_vegetarian !== undefined) changes.is_vegetarian = is_vegetarian ? 1 : 0;
+    if (can_swimm !== undefined) changes.can_swimm = can_swimm ? 1 : 0;
+    if (hash !== undefined) changes.password = hash;
+    const updated = await updateUserProfile(trx, personId, changes, toDbTimestamp(new Date()));
+    if (hash !== undefined) await revokeAllTokens(trx, personId);
+    return updated;
+  });
+}
+
+/** DELETE /people/{id} (erasure): `admin` on the root; never the last administrator. */
+export async function erasePerson(db: TenantDb, access: Access, person: UserRow, ifMatch: string | undefined): Promise<void> {
+  if (!atLeast(access.on(access.root.path), 'admin')) throw errors.unauthorized();
+  const personId = Number(person.id);
+  await db.transaction().execute(async (trx) => {
+    const current = await findPerson(trx, personId);
+    if (!current) throw errors.notFound('Person');
+    requireIfMatch(ifMatch, current.version);
+    const admins = await rootAdminMemberships(trx, access.root.id, access.day);
+    const others = admins.filter((admin) => admin.person_id !== personId);
+    if (admins.length > 0 && others.length === 0) throw errors.ruleBroken('person', ruleMessages.lastAdministrator);
+    await erasePersonRows(trx, personId);
+  });
+}
+
+export const guardiansOf = listGuardians;
+
+/**
+ * Adding or removing a guardian needs `write` where P is (root for P without a membership):
+ * guardians themselves cannot (section 5). 404 when the caller cannot see P, else 403.
+ */
+export async function requireGuardianManager(db: TenantDb, access: Access, wardId: number | null): Promise<UserRow> {
+  const ward = await requireVisiblePerson(db, access, wardId);
+  if (!(await holdsOnPerson(db, access, Number(ward.id), 'write'))) throw errors.unauthorized();
+  return ward;
+}
+
+export async function addGuardian(db: TenantDb, access: Access, ward: UserRow, guardianId: number): Promise<UserRow> {
+  const guardian = await requireVisiblePerson(db, access, guardianId);
+  const wardId = Number(ward.id);
+  if (guardianId === wardId) throw errors.invalidField('guardian_id', ruleMessages.guardianIsPerson);
+  return db.transaction().execute(async (trx) => {
+    if (await isGuardian(trx, guardianId, wardId)) throw errors.invalidField('guardian_id', ruleMessages.alreadyGuardian);
+    await insertGuardianship(trx, wardId, guardianId, toDbTimestamp(new Date()));
+    return guardian;
+  });
+}
+
+export async function removeGuardian(db: TenantDb, ward: UserRow, guardianId: number | null): Promise<void> {
+  const removed = guardianId !== null && (await deleteGuardianship(db, Number(ward.id), guardianId));
+  if (!removed) throw errors.notFound('Guardian');
+}

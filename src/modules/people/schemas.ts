@@ -1,0 +1,77 @@
+import Type, { type Static } from 'typebox';
+import { PagingQuery } from '../../http/paging.js';
+import { Timestamp } from '../../http/schemas.js';
+import { StoredText } from '../../lib/validation.js';
+import { MembershipGrantSchema, DaySchema } from '../memberships/schemas.js';
+import { Email, NewPassword, ProfileUpdateSchema, toApiUser, UserSchema, Username } from '../users/schemas.js';
+import type { UserRow } from '../users/queries.js';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const Birthday = Type.Union([DaySchema, Type.Null()]);
+
+/**
+ * A person (groups.md section 3): the 17 fields of GET /user in the same order, then `birthday`
+ * and `has_login`. A person without a login has `username` (and possibly `email`) null.
+ */
+export const PersonSchema = Type.Object({
+  ...UserSchema.properties,
+  username: NullableString,
+  email: NullableString,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  birthday: Type.Union([Type.String({ description: 'YYYY-MM-DD' }), Type.Null()]),
+  has_login: Type.Boolean(),
+});
+export type ApiPerson = Static<typeof PersonSchema>;
+
+const profile = ProfileUpdateSchema.properties;
+
+/** PATCH /people/{id}: as PATCH /user, plus username, birthday and (admins on the root) password. */
+export const PersonUpdateSchema = Type.Object({
+  ...Type.Partial(Type.Object({ ...Type.Required(Type.Object(profile)).properties, email: Type.Union([Email, Type.Null()]) })).properties,
+  username: Type.Optional(Username),
+  birthday: Type.Optional(Birthday),
+  password: Type.Optional(NewPassword),
+});
+export type PersonUpdate = Static<typeof PersonUpdateSchema>;
+
+const { firstname, lastname, ...optionalProfile } = Type.Required(Type.Object(profile)).properties;
+
+/** POST /people: profile fields, an optional login, and the membership the new person starts with. */
+export const NewPersonSchema = Type.Object({
+  firstname,
+  lastname,
+  ...Type.Partial(Type.Object({ ...optionalProfile, email: Type.Union([Email, Type.Null()]) })).properties,
+  birthday: Type.Optional(Birthday),
+  username: Type.Optional(Username),
+  password: Type.Optional(NewPassword),
+  membership: MembershipGrantSchema,
+});
+export type NewPerson = Static<typeof NewPersonSchema>;
+
+const Bool = Type.Boolean();
+export const PeopleQuery = Type.Object(
+  {
+    group_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    below: Type.Optional(Bool),
+    role_type: Type.Optional(Type.String({ maxLength: 64 })),
+    active_on: Type.Optional(DaySchema),
+    ids: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}(,[0-9]{1,16}){0,199}$', maxLength: 3400 })),
+    q: Type.Optional(StoredText({ minLength: 1, maxLength: 255 })),
+    updated_since: Type.Optional(Type.String({ format: 'date-time' })),
+    is_vegetarian: Type.Optional(Bool),
+    can_swimm: Type.Optional(Bool),
+    sort: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('-updated_at'), Type.Literal('id')])),
+    ...PagingQuery,
+  },
+  { additionalProperties: false },
+);
+export type PeopleFilters = Static<typeof PeopleQuery>;
+
+export const toApiPerson = (row: UserRow): ApiPerson => ({
+  ...toApiUser(row),
+  username: row.username,
+  email: row.email,
+  birthday: row.birthday,
+  has_login: row.username !== null && row.password !== null,
+});
