@@ -9,6 +9,8 @@ if (!existsSync(entry)) {
 }
 const { main } = await import(entry.href);
 const status = await main(process.argv.slice(2));
-// `serve` keeps running; every other command ends here.
-if (process.argv[2] !== 'serve') process.exit(status);
-else if (status !== 0) process.exit(status);
+// `serve` keeps running; every other command ends here, once what it printed has left: a pipe
+// takes large output (the OpenAPI document) in pieces, and exiting earlier would cut it short.
+const exitWhenFlushed = () => process.stdout.write('', () => process.stderr.write('', () => process.exit(status)));
+if (process.argv[2] !== 'serve') exitWhenFlushed();
+else if (status !== 0) exitWhenFlushed();

@@ -156,6 +156,306 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List groups
+         * @description The tree in pre-order, siblings by name; filters `parent_id`, `below` (that group and its whole subtree), `q` (name contains, ignoring case and accents).
+         */
+        get: operations["listGroups"];
+        put?: never;
+        /**
+         * Create a group
+         * @description A group below `parent_id`; needs `write` on the parent.
+         */
+        post: operations["createGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A group
+         * @description The group and `ancestors`, the ids from the root down to its parent. ETag: the version of the group.
+         */
+        get: operations["getGroup"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a group
+         * @description Needs `write` on the parent. 422 while it has subgroups or active memberships; the root is never deleted. Honours If-Match.
+         */
+        delete: operations["deleteGroup"];
+        options?: never;
+        head?: never;
+        /**
+         * Change or move a group
+         * @description Needs `write` on the group; a move (`parent_id`) also on the new parent. Honours If-Match.
+         */
+        patch: operations["updateGroup"];
+        trace?: never;
+    };
+    "/role-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List role types
+         * @description The whole catalogue (not paged), oldest first.
+         */
+        get: operations["listRoleTypes"];
+        put?: never;
+        /**
+         * Create a role type
+         * @description Needs `admin` on the root. `key`: 1-64 of a-z, 0-9, _ (starting with a letter), unique.
+         */
+        post: operations["createRoleType"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/role-types/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a role type
+         * @description Needs `admin` on the root; 422 while any membership uses it. Honours If-Match.
+         */
+        delete: operations["deleteRoleType"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a role type
+         * @description Label, permission, scope; needs `admin` on the root. Honours If-Match.
+         */
+        patch: operations["updateRoleType"];
+        trace?: never;
+    };
+    "/groups/{id}/memberships": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A group's memberships
+         * @description Needs `read` on the group. Active today unless `active_on` (a day) or `all=true`; filter `role_type`. Ordered by the people's names.
+         */
+        get: operations["listGroupMemberships"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memberships": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a membership
+         * @description Needs `write` on the group, a person the caller sees, and a role whose permission is not above the caller's own there. `start_on` defaults to today.
+         */
+        post: operations["createMembership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memberships/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a membership
+         * @description For mistakes; ending is PATCH end_on. The last administrator cannot be removed. Honours If-Match.
+         */
+        delete: operations["deleteMembership"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a membership
+         * @description Label and dates only (person, group and role type are fixed). Honours If-Match.
+         */
+        patch: operations["updateMembership"];
+        trace?: never;
+    };
+    "/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List people
+         * @description The people the caller sees (never refused). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.
+         */
+        get: operations["listPeople"];
+        put?: never;
+        /**
+         * Add a person
+         * @description Profile fields and the required first `membership`; optional `username` + `password` (+ `email`) give a login. Needs `write` on the group and a role not above the caller's own there.
+         */
+        post: operations["createPerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A person
+         * @description For the person, their guardians and those with `read` where they are. ETag: the version of the person.
+         */
+        get: operations["getPerson"];
+        put?: never;
+        post?: never;
+        /**
+         * Erase a person
+         * @description GDPR erasure by an admin on the root: the person, their tokens, memberships and guardianships. Never the last administrator. Honours If-Match.
+         */
+        delete: operations["erasePerson"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a person
+         * @description As PATCH /user, plus `username` and `birthday`; `password` only for admins on the root (it revokes the person's tokens). Guardians change the profile only. Honours If-Match.
+         */
+        patch: operations["updatePerson"];
+        trace?: never;
+    };
+    "/people/{id}/memberships": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A person's memberships
+         * @description All of them (active, future, ended), by id; `active_on`: only those active that day.
+         */
+        get: operations["listPersonMemberships"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/{id}/guardians": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A person's guardians
+         * @description For anyone who sees the person (not paged).
+         */
+        get: operations["listGuardians"];
+        put?: never;
+        /**
+         * Add a guardian
+         * @description Needs `write` where the person is (guardians cannot add guardians). `guardian_id`: another person the caller sees.
+         */
+        post: operations["addGuardian"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/{id}/guardians/{guardian_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a guardian
+         * @description Needs `write` where the person is. 404 Guardian not found. when there is no such link.
+         */
+        delete: operations["removeGuardian"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/wards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My wards
+         * @description The people the caller is guardian of (not paged); no role permission needed.
+         */
+        get: operations["listWards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1471,7 +1771,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    abilities?: ("*" | "user:read" | "user:write" | "tokens:read" | "tokens:write")[];
+                    abilities?: ("*" | "user:read" | "user:write" | "tokens:read" | "tokens:write" | "people:read" | "people:write" | "groups:read" | "groups:write" | "roles:write" | "events:read" | "events:write" | "changes:read" | "webhooks:write")[];
                     /** Format: date-time */
                     expires_at?: string;
                 };
@@ -2135,6 +2435,5263 @@ export interface operations {
                 };
             };
             /** @description A query parameter this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    listGroups: {
+        parameters: {
+            query?: {
+                parent_id?: number;
+                below?: number;
+                q?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            groups: {
+                                id: number;
+                                parent_id: number | null;
+                                name: string;
+                                kind: string;
+                                description: string | null;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    createGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    parent_id: number;
+                    name: string;
+                    kind?: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            group: {
+                                id: number;
+                                parent_id: number | null;
+                                name: string;
+                                kind: string;
+                                description: string | null;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    getGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            group: {
+                                id: number;
+                                parent_id: number | null;
+                                name: string;
+                                kind: string;
+                                description: string | null;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                            };
+                            ancestors: number[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description If-Match names an older version: The resource was changed by someone else. */
+            412: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The group still has subgroups / active memberships; the root group */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    updateGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    kind?: string;
+                    description?: string | null;
+                    parent_id?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            group: {
+                                id: number;
+                                parent_id: number | null;
+                                name: string;
+                                kind: string;
+                                description: string | null;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description If-Match names an older version: The resource was changed by someone else. */
+            412: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    listRoleTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            role_types: {
+                                key: string;
+                                label: string;
+                                permission: "none" | "read" | "write" | "admin";
+                                scope: "group" | "subtree";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    createRoleType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    key: string;
+                    label?: string;
+                    permission: "none" | "read" | "write" | "admin";
+                    scope: "group" | "subtree";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            role_type: {
+                                key: string;
+                                label: string;
+                                permission: "none" | "read" | "write" | "admin";
+                                scope: "group" | "subtree";
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (admin on the root needed) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteRoleType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The role type key */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (admin on the root needed) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource was changed by someone else. */
+            412: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The role type is still in use. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    updateRoleType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The role type key */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label?: string;
+                    permission?: "none" | "read" | "write" | "admin";
+                    scope?: "group" | "subtree";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            role_type: {
+                                key: string;
+                                label: string;
+                                permission: "none" | "read" | "write" | "admin";
+                                scope: "group" | "subtree";
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (admin on the root needed) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource was changed by someone else. */
+            412: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    listGroupMemberships: {
+        parameters: {
+            query?: {
+                active_on?: string;
+                all?: boolean;
+                role_type?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            memberships: {
+                                id: number;
+                                person_id: number;
+                                group_id: number;
+                                role_type: string;
+                                label: string | null;
+                                /** @description YYYY-MM-DD */
+                                start_on: string;
+                                end_on: string | null;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                person: {
+                                    id: number;
+                                    firstname: string;
+                                    lastname: string;
+                                };
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    createMembership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    person_id: number;
+                    group_id: number;
+                    role_type: string;
+                    /** Format: date */
+                    start_on?: string;
+                    end_on?: string | null;
+                    label?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            membership: {
+                                id: number;
+                                person_id: number;
+                                group_id: number;
+                                role_type: string;
+                                label: string | null;
+                                /** @description YYYY-MM-DD */
+                                start_on: string;
+                                end_on: string | null;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteMembership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource was changed by someone else. */
+            412: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The last administrator cannot be removed. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    updateMembership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label?: string | null;
+                    /** Format: date */
+                    start_on?: string;
+                    end_on?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            membership: {
+                                id: number;
+                                person_id: number;
+                                group_id: number;
+                                role_type: string;
+                                label: string | null;
+                                /** @description YYYY-MM-DD */
+                                start_on: string;
+                                end_on: string | null;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource was changed by someone else. */
+            412: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    listPeople: {
+        parameters: {
+            query?: {
+                group_id?: number;
+                below?: boolean;
+                role_type?: string;
+                active_on?: string;
+                ids?: string;
+                q?: string;
+                updated_since?: string;
+                is_vegetarian?: boolean;
+                can_swimm?: boolean;
+                sort?: "name" | "-updated_at" | "id";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            people: {
+                                id: number;
+                                username: string | null;
+                                email: string | null;
+                                firstname: string;
+                                lastname: string;
+                                gender_id: number | null;
+                                type_id: number | null;
+                                phonenumber: string | null;
+                                phonenumber_mobile: string | null;
+                                street: string | null;
+                                housenumber: string | null;
+                                zip: string | null;
+                                city: string | null;
+                                is_vegetarian: boolean;
+                                can_swimm: boolean;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                birthday: string | null;
+                                has_login: boolean;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    createPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    firstname: string;
+                    lastname: string;
+                    email?: string | null;
+                    gender_id?: number | null;
+                    type_id?: number | null;
+                    phonenumber?: string | null;
+                    phonenumber_mobile?: string | null;
+                    street?: string | null;
+                    housenumber?: string | null;
+                    zip?: string | null;
+                    city?: string | null;
+                    is_vegetarian?: boolean;
+                    can_swimm?: boolean;
+                    birthday?: string | null;
+                    username?: string;
+                    password?: string;
+                    membership: {
+                        group_id: number;
+                        role_type: string;
+                        /** Format: date */
+                        start_on?: string;
+                        end_on?: string | null;
+                        label?: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            person: {
+                                id: number;
+                                username: string | null;
+                                email: string | null;
+                                firstname: string;
+                                lastname: string;
+                                gender_id: number | null;
+                                type_id: number | null;
+                                phonenumber: string | null;
+                                phonenumber_mobile: string | null;
+                                street: string | null;
+                                housenumber: string | null;
+                                zip: string | null;
+                                city: string | null;
+                                is_vegetarian: boolean;
+                                can_swimm: boolean;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                birthday: string | null;
+                                has_login: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    getPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            person: {
+                                id: number;
+                                username: string | null;
+                                email: string | null;
+                                firstname: string;
+                                lastname: string;
+                                gender_id: number | null;
+                                type_id: number | null;
+                                phonenumber: string | null;
+                                phonenumber_mobile: string | null;
+                                street: string | null;
+                                housenumber: string | null;
+                                zip: string | null;
+                                city: string | null;
+                                is_vegetarian: boolean;
+                                can_swimm: boolean;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                birthday: string | null;
+                                has_login: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    erasePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource was changed by someone else. */
+            412: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The last administrator cannot be removed. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    updatePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email?: string | null;
+                    firstname?: string;
+                    lastname?: string;
+                    gender_id?: number | null;
+                    type_id?: number | null;
+                    phonenumber?: string | null;
+                    phonenumber_mobile?: string | null;
+                    street?: string | null;
+                    housenumber?: string | null;
+                    zip?: string | null;
+                    city?: string | null;
+                    is_vegetarian?: boolean;
+                    can_swimm?: boolean;
+                    username?: string;
+                    birthday?: string | null;
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            person: {
+                                id: number;
+                                username: string | null;
+                                email: string | null;
+                                firstname: string;
+                                lastname: string;
+                                gender_id: number | null;
+                                type_id: number | null;
+                                phonenumber: string | null;
+                                phonenumber_mobile: string | null;
+                                street: string | null;
+                                housenumber: string | null;
+                                zip: string | null;
+                                city: string | null;
+                                is_vegetarian: boolean;
+                                can_swimm: boolean;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                birthday: string | null;
+                                has_login: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource was changed by someone else. */
+            412: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    listPersonMemberships: {
+        parameters: {
+            query?: {
+                active_on?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            memberships: {
+                                id: number;
+                                person_id: number;
+                                group_id: number;
+                                role_type: string;
+                                label: string | null;
+                                /** @description YYYY-MM-DD */
+                                start_on: string;
+                                end_on: string | null;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    listGuardians: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            guardians: {
+                                id: number;
+                                username: string | null;
+                                email: string | null;
+                                firstname: string;
+                                lastname: string;
+                                gender_id: number | null;
+                                type_id: number | null;
+                                phonenumber: string | null;
+                                phonenumber_mobile: string | null;
+                                street: string | null;
+                                housenumber: string | null;
+                                zip: string | null;
+                                city: string | null;
+                                is_vegetarian: boolean;
+                                can_swimm: boolean;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                birthday: string | null;
+                                has_login: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    addGuardian: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    guardian_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            guardian: {
+                                id: number;
+                                username: string | null;
+                                email: string | null;
+                                firstname: string;
+                                lastname: string;
+                                gender_id: number | null;
+                                type_id: number | null;
+                                phonenumber: string | null;
+                                phonenumber_mobile: string | null;
+                                street: string | null;
+                                housenumber: string | null;
+                                zip: string | null;
+                                city: string | null;
+                                is_vegetarian: boolean;
+                                can_swimm: boolean;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                birthday: string | null;
+                                has_login: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    removeGuardian: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The person */
+                id: string;
+                /** @description The guardian */
+                guardian_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    listWards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            wards: {
+                                id: number;
+                                username: string | null;
+                                email: string | null;
+                                firstname: string;
+                                lastname: string;
+                                gender_id: number | null;
+                                type_id: number | null;
+                                phonenumber: string | null;
+                                phonenumber_mobile: string | null;
+                                street: string | null;
+                                housenumber: string | null;
+                                zip: string | null;
+                                city: string | null;
+                                is_vegetarian: boolean;
+                                can_swimm: boolean;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                birthday: string | null;
+                                has_login: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */

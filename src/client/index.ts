@@ -1,5 +1,5 @@
 import createFetchClient, { type Client } from 'openapi-fetch';
-import type { paths } from './api-types.js';
+import type { operations, paths } from './api-types.js';
 
 export type { paths } from './api-types.js';
 
@@ -74,12 +74,60 @@ export function createClient(options: ClientOptions) {
     },
     tokens: {
       list: () => api.GET('/tokens'),
-      create: (body: { name: string; abilities?: ('*' | 'user:read' | 'user:write' | 'tokens:read' | 'tokens:write')[]; expires_at?: string }) =>
-        api.POST('/tokens', { body }),
+      create: (body: Body<'createToken'>) => api.POST('/tokens', { body }),
       revoke: (id: number) => api.DELETE('/tokens/{id}', { params: { path: { id: String(id) } } }),
       revokeAllOthers: () => api.DELETE('/tokens'),
     },
+    /** groups.md section 1: the group tree. */
+    groups: {
+      list: (query: Query<'listGroups'> = {}) => api.GET('/groups', { params: { query } }),
+      get: (id: number) => api.GET('/groups/{id}', { params: { path: { id: String(id) } } }),
+      create: (body: Body<'createGroup'>) => api.POST('/groups', { body }),
+      update: (id: number, body: Body<'updateGroup'>, ifMatch?: string) =>
+        api.PATCH('/groups/{id}', { params: { path: { id: String(id) } }, body, ...withIfMatch(ifMatch) }),
+      delete: (id: number, ifMatch?: string) => api.DELETE('/groups/{id}', { params: { path: { id: String(id) } }, ...withIfMatch(ifMatch) }),
+      memberships: (id: number, query: Query<'listGroupMemberships'> = {}) =>
+        api.GET('/groups/{id}/memberships', { params: { path: { id: String(id) }, query } }),
+    },
+    /** groups.md section 2: the catalogue of role types. */
+    roleTypes: {
+      list: () => api.GET('/role-types'),
+      create: (body: Body<'createRoleType'>) => api.POST('/role-types', { body }),
+      update: (key: string, body: Body<'updateRoleType'>, ifMatch?: string) =>
+        api.PATCH('/role-types/{key}', { params: { path: { key } }, body, ...withIfMatch(ifMatch) }),
+      delete: (key: string, ifMatch?: string) => api.DELETE('/role-types/{key}', { params: { path: { key } }, ...withIfMatch(ifMatch) }),
+    },
+    /** groups.md sections 3 and 5: people, their memberships, guardians and the caller's wards. */
+    people: {
+      list: (query: Query<'listPeople'> = {}) => api.GET('/people', { params: { query } }),
+      get: (id: number) => api.GET('/people/{id}', { params: { path: { id: String(id) } } }),
+      create: (body: Body<'createPerson'>) => api.POST('/people', { body }),
+      update: (id: number, body: Body<'updatePerson'>, ifMatch?: string) =>
+        api.PATCH('/people/{id}', { params: { path: { id: String(id) } }, body, ...withIfMatch(ifMatch) }),
+      erase: (id: number, ifMatch?: string) => api.DELETE('/people/{id}', { params: { path: { id: String(id) } }, ...withIfMatch(ifMatch) }),
+      memberships: (id: number, query: Query<'listPersonMemberships'> = {}) =>
+        api.GET('/people/{id}/memberships', { params: { path: { id: String(id) }, query } }),
+      guardians: (id: number) => api.GET('/people/{id}/guardians', { params: { path: { id: String(id) } } }),
+      addGuardian: (id: number, guardianId: number) =>
+        api.POST('/people/{id}/guardians', { params: { path: { id: String(id) } }, body: { guardian_id: guardianId } }),
+      removeGuardian: (id: number, guardianId: number) =>
+        api.DELETE('/people/{id}/guardians/{guardian_id}', { params: { path: { id: String(id), guardian_id: String(guardianId) } } }),
+      wards: () => api.GET('/user/wards'),
+    },
+    /** groups.md section 4: who holds which role where, and when. */
+    memberships: {
+      create: (body: Body<'createMembership'>) => api.POST('/memberships', { body }),
+      update: (id: number, body: Body<'updateMembership'>, ifMatch?: string) =>
+        api.PATCH('/memberships/{id}', { params: { path: { id: String(id) } }, body, ...withIfMatch(ifMatch) }),
+      delete: (id: number, ifMatch?: string) => api.DELETE('/memberships/{id}', { params: { path: { id: String(id) } }, ...withIfMatch(ifMatch) }),
+    },
   };
 }
+
+type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>;
+type Body<Op extends keyof operations> = operations[Op] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+
+/** The If-Match header of a conditional write (412 when the resource changed meanwhile). */
+const withIfMatch = (etag: string | undefined) => (etag === undefined ? {} : { headers: { 'If-Match': etag } });
 
 export type GroupadminClient = ReturnType<typeof createClient>;

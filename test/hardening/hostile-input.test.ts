@@ -17,8 +17,33 @@ const ENDPOINTS: [string, string][] = [
   ['POST', '/api/tokens'],
   ['DELETE', '/api/tokens'],
   ['DELETE', '/api/tokens/1'],
+  // groups.md: alice is an administrator of acme's root; bob (person 2) is who gets changed.
+  ['GET', '/api/groups'],
+  ['POST', '/api/groups'],
+  ['GET', '/api/groups/1'],
+  ['PATCH', '/api/groups/2'],
+  ['DELETE', '/api/groups/3'],
+  ['GET', '/api/groups/1/memberships'],
+  ['GET', '/api/role-types'],
+  ['POST', '/api/role-types'],
+  ['PATCH', '/api/role-types/member'],
+  ['DELETE', '/api/role-types/member'],
+  ['GET', '/api/people'],
+  ['POST', '/api/people'],
+  ['GET', '/api/people/2'],
+  ['PATCH', '/api/people/2'],
+  ['DELETE', '/api/people/2'],
+  ['GET', '/api/people/2/memberships'],
+  ['GET', '/api/people/2/guardians'],
+  ['POST', '/api/people/2/guardians'],
+  ['DELETE', '/api/people/2/guardians/1'],
+  ['GET', '/api/user/wards'],
+  ['POST', '/api/memberships'],
+  ['PATCH', '/api/memberships/1'],
+  ['PATCH', '/api/memberships/2'],
+  ['DELETE', '/api/memberships/2'],
 ];
-const DOCUMENTED = new Set([200, 201, 204, 400, 401, 403, 404, 405, 413, 415, 419, 422, 429]);
+const DOCUMENTED = new Set([200, 201, 204, 400, 401, 403, 404, 405, 412, 413, 415, 419, 422, 429]);
 const RUNS = 120;
 
 interface Answer {
@@ -63,7 +88,11 @@ const headerText = (maxLength: number) =>
     .array(fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff })), { maxLength })
     .map((codes) => String.fromCharCode(...codes).trim());
 
-const hostileKeys = fc.constantFrom('__proto__', 'constructor', 'prototype', 'username', 'password', 'name', 'abilities', 'email', 'is_vegetarian', 'expires_at', '');
+const hostileKeys = fc.constantFrom(
+  '__proto__', 'constructor', 'prototype', 'username', 'password', 'name', 'abilities', 'email', 'is_vegetarian', 'expires_at', '',
+  'parent_id', 'kind', 'description', 'key', 'label', 'permission', 'scope', 'firstname', 'lastname', 'birthday', 'membership',
+  'group_id', 'role_type', 'person_id', 'guardian_id', 'start_on', 'end_on',
+);
 const hostileJson = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small' },
@@ -88,9 +117,16 @@ describe('hostile input', () => {
   beforeAll(async () => {
     t = await buildTestApp({ BODY_LIMIT: '65536' });
     await t.addTenant('acme');
-    await t.addUser('acme', { username: 'alice' });
+    const alice = await t.addUser('acme', { username: 'alice' });
+    const bob = await t.addUser('acme', { username: 'bob' });
     await t.addUser('demo', { username: 'alice' });
+    const root = await t.rootGroupId('acme');
+    await t.grant('acme', alice.id, root, 'admin');
+    await t.grant('acme', bob.id, root, 'member');
     token = await t.login('acme', 'alice', PASSWORD);
+    for (const name of ['troop', 'patrol']) {
+      await send('POST', '/api/groups', { host: hostOf('acme'), 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` }, JSON.stringify({ parent_id: root, name }));
+    }
   });
   afterAll(() => t.close());
 
@@ -104,6 +140,7 @@ describe('hostile input', () => {
         if (withToken) headers.authorization = `Bearer ${token}`;
         // Keep the shared token alive: logging out or revoking it would end the run's other cases.
         if (withToken && (url === '/api/logout' || method === 'DELETE' || url === '/api/user/password')) headers.authorization = 'Bearer 999|x';
+        // PATCH /people/1 could set alice's own password (and end her token): bob is the target.
         const answer = await send(method, url, headers, JSON.stringify(body));
         expectDocumented(answer, `${method} ${url} ${JSON.stringify(body)}`);
       }),
@@ -211,6 +248,20 @@ describe('hostile input', () => {
           return;
         }
         expectDocumented(answer, `${method} ${path}${query}`);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('query strings of the lists: wrong types, forged cursors, unknown and repeated parameters', async () => {
+    const lists = ['/api/groups', '/api/people', '/api/groups/1/memberships', '/api/people/2/memberships', '/api/role-types', '/api/user/wards'];
+    const names = fc.constantFrom('limit', 'cursor', 'parent_id', 'below', 'q', 'group_id', 'role_type', 'active_on', 'ids', 'updated_since', 'is_vegetarian', 'can_swimm', 'sort', 'all', 'foo', '__proto__');
+    const values = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('0', '-1', '201', '1e3', '9'.repeat(40), 'true', 'null', '2026-02-30', '1,2,x', 'eyJ4IjoxfQ.AAAA', '%00', '\u0000'));
+    const query = fc.array(fc.tuple(names, values), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'));
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...lists), query, async (url, q) => {
+        const answer = await send('GET', `${url}?${q}`, { host: hostOf('acme'), accept: 'application/json', authorization: `Bearer ${token}` });
+        expectDocumented(answer, `GET ${url}?${q}`);
       }),
       { numRuns: RUNS },
     );
