@@ -177,6 +177,128 @@ describe('every write path reaches the caches of every instance within a second'
     },
   };
 
+  /**
+   * The group core: an administrator (alice, admin on the root) writes on A; bob, whose token
+   * instance B remembers, reads on B. Permissions are read per request, never cached, so these
+   * show that nothing on B (its remembered user, its tenant facts) holds an old answer.
+   */
+  const groupCore = async () => {
+    const { user: alice, token: admin } = await rememberedOnB('alice');
+    const root = await t.rootGroupId('demo');
+    await t.grant('demo', alice.id, root, 'admin');
+    const { user: bob, token: bobToken } = await rememberedOnB('bob');
+    const troop = (await onA('POST', '/api/groups', admin, { parent_id: root, name: 'Troop' })).json().data.group.id as number;
+    const onBAs = async (url: string, token = bobToken) => (await onB(url, token)).statusCode;
+    return { alice, admin, root, bob, bobToken, troop, onBAs };
+  };
+  const grantOnA = async (admin: string, person_id: number, group_id: number, role_type: string) => {
+    const answer = await onA('POST', '/api/memberships', admin, { person_id, group_id, role_type });
+    expect(answer.statusCode).toBe(201);
+    return answer.json().data.membership.id as number;
+  };
+  const yesterday = () => new Date(Date.now() - 86_400_000 * 2).toISOString().slice(0, 10);
+
+  Object.assign(routeScenarios, {
+    'POST /groups': async () => {
+      const { admin, root, bobToken } = await groupCore();
+      const made = await onA('POST', '/api/groups', admin, { parent_id: root, name: 'Patrol' });
+      expect(made.statusCode).toBe(201);
+      await seenOnB(async () => (await onB(`/api/groups/${made.json().data.group.id}`, bobToken)).statusCode === 200);
+    },
+    'PATCH /groups/{id}': async () => {
+      const { admin, troop, bobToken } = await groupCore();
+      expect((await onB(`/api/groups/${troop}`, bobToken)).json().data.group.name).toBe('Troop');
+      expect((await onA('PATCH', `/api/groups/${troop}`, admin, { name: 'Troop 7' })).statusCode).toBe(200);
+      await seenOnB(async () => (await onB(`/api/groups/${troop}`, bobToken)).json().data.group.name === 'Troop 7');
+    },
+    'DELETE /groups/{id}': async () => {
+      const { admin, troop, onBAs } = await groupCore();
+      expect(await onBAs(`/api/groups/${troop}`)).toBe(200);
+      expect((await onA('DELETE', `/api/groups/${troop}`, admin)).statusCode).toBe(204);
+      await seenOnB(async () => (await onBAs(`/api/groups/${troop}`)) === 404);
+    },
+    'POST /role-types': async () => {
+      const { admin, bobToken } = await groupCore();
+      expect((await onA('POST', '/api/role-types', admin, { key: 'cook', label: 'Cook', permission: 'read', scope: 'group' })).statusCode).toBe(201);
+      await seenOnB(async () =>
+        (await onB('/api/role-types', bobToken)).json().data.role_types.some((role: { key: string }) => role.key === 'cook'),
+      );
+    },
+    'PATCH /role-types/{key}': async () => {
+      // bob reads the troop's members through a role type; lowering its permission stops that on B.
+      const { admin, bob, troop, onBAs } = await groupCore();
+      await onA('POST', '/api/role-types', admin, { key: 'cook', label: 'Cook', permission: 'read', scope: 'group' });
+      await grantOnA(admin, bob.id, troop, 'cook');
+      expect(await onBAs(`/api/groups/${troop}/memberships`)).toBe(200);
+      expect((await onA('PATCH', '/api/role-types/cook', admin, { permission: 'none' })).statusCode).toBe(200);
+      await seenOnB(async () => (await onBAs(`/api/groups/${troop}/memberships`)) === 403);
+    },
+    'DELETE /role-types/{key}': async () => {
+      const { admin, bobToken } = await groupCore();
+      await onA('POST', '/api/role-types', admin, { key: 'cook', label: 'Cook', permission: 'read', scope: 'group' });
+      const keys = async () => (await onB('/api/role-types', bobToken)).json().data.role_types.map((role: { key: string }) => role.key);
+      expect(await keys()).toContain('cook');
+      expect((await onA('DELETE', '/api/role-types/cook', admin)).statusCode).toBe(204);
+      await seenOnB(async () => !(await keys()).includes('cook'));
+    },
+    'POST /memberships': async () => {
+      const { admin, bob, troop, onBAs } = await groupCore();
+      expect(await onBAs(`/api/groups/${troop}/memberships`)).toBe(403);
+      await grantOnA(admin, bob.id, troop, 'leader');
+      await seenOnB(async () => (await onBAs(`/api/groups/${troop}/memberships`)) === 200);
+    },
+    'PATCH /memberships/{id}': async () => {
+      // An ended membership stops acting on every instance at once.
+      const { admin, bob, troop, onBAs } = await groupCore();
+      const id = await grantOnA(admin, bob.id, troop, 'leader');
+      await onA('PATCH', `/api/memberships/${id}`, admin, { start_on: '2020-01-01' });
+      expect(await onBAs(`/api/groups/${troop}/memberships`)).toBe(200);
+      expect((await onA('PATCH', `/api/memberships/${id}`, admin, { end_on: yesterday() })).statusCode).toBe(200);
+      await seenOnB(async () => (await onBAs(`/api/groups/${troop}/memberships`)) === 403);
+    },
+    'DELETE /memberships/{id}': async () => {
+      const { admin, bob, troop, onBAs } = await groupCore();
+      const id = await grantOnA(admin, bob.id, troop, 'leader');
+      expect(await onBAs(`/api/groups/${troop}/memberships`)).toBe(200);
+      expect((await onA('DELETE', `/api/memberships/${id}`, admin)).statusCode).toBe(204);
+      await seenOnB(async () => (await onBAs(`/api/groups/${troop}/memberships`)) === 403);
+    },
+    'POST /people': async () => {
+      const { admin, bob, troop, onBAs } = await groupCore();
+      await grantOnA(admin, bob.id, troop, 'leader');
+      const made = await onA('POST', '/api/people', admin, { firstname: 'Mia', lastname: 'Kid', membership: { group_id: troop, role_type: 'member' } });
+      expect(made.statusCode).toBe(201);
+      await seenOnB(async () => (await onBAs(`/api/people/${made.json().data.person.id}`)) === 200);
+    },
+    'PATCH /people/{id}': async () => {
+      // B remembers bob's user with his token; an administrator's change of bob reaches it.
+      const { admin, bob, bobToken } = await groupCore();
+      expect((await onA('PATCH', `/api/people/${bob.id}`, admin, { city: 'Sion' })).statusCode).toBe(200);
+      await seenOnB(async () => (await userOnB(bobToken)).body?.city === 'Sion');
+    },
+    'DELETE /people/{id}': async () => {
+      const { admin, bob, bobToken } = await groupCore();
+      expect((await onA('DELETE', `/api/people/${bob.id}`, admin)).statusCode).toBe(204);
+      await seenOnB(gone(bobToken));
+    },
+    'POST /people/{id}/guardians': async () => {
+      const { admin, bob, troop, bobToken } = await groupCore();
+      const child = (await onA('POST', '/api/people', admin, { firstname: 'Mia', lastname: 'Kid', membership: { group_id: troop, role_type: 'member' } })).json().data.person.id as number;
+      const wards = async () => (await onB('/api/user/wards', bobToken)).json().data.wards.map((ward: { id: number }) => ward.id);
+      expect(await wards()).toEqual([]);
+      expect((await onA('POST', `/api/people/${child}/guardians`, admin, { guardian_id: bob.id })).statusCode).toBe(201);
+      await seenOnB(async () => (await wards()).includes(child));
+    },
+    'DELETE /people/{id}/guardians/{guardian_id}': async () => {
+      const { admin, bob, troop, onBAs } = await groupCore();
+      const child = (await onA('POST', '/api/people', admin, { firstname: 'Mia', lastname: 'Kid', membership: { group_id: troop, role_type: 'member' } })).json().data.person.id as number;
+      await onA('POST', `/api/people/${child}/guardians`, admin, { guardian_id: bob.id });
+      expect(await onBAs(`/api/people/${child}`)).toBe(200);
+      expect((await onA('DELETE', `/api/people/${child}/guardians/${bob.id}`, admin)).statusCode).toBe(204);
+      await seenOnB(async () => (await onBAs(`/api/people/${child}`)) === 404);
+    },
+  } satisfies Record<string, () => Promise<void>>);
+
   /** One scenario per command that writes, keyed by its words. */
   const commandScenarios: Record<string, () => Promise<void>> = {
     'tenant create': async () => {
