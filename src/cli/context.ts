@@ -4,6 +4,8 @@ import { loadConfig, type Config } from '../config.js';
 import { createStorage } from '../db/index.js';
 import type { Storage } from '../db/storage.js';
 import type { TenantDatabase } from '../db/types.js';
+import type { Day } from '../access/permissions.js';
+import { dayIn } from '../modules/permissions/calendar.js';
 import { requireTenant } from '../modules/tenants/rules.js';
 import { findUserRecord } from '../modules/users/rules.js';
 import type { ApiUser } from '../modules/users/schemas.js';
@@ -32,9 +34,14 @@ export async function withStorage<T>(run: (storage: Storage, config: Config) => 
 
 /** The tenant's database, migrated to the latest version; a CliError when the tenant does not exist. */
 export async function tenantDatabase(storage: Storage, slug: string): Promise<Kysely<TenantDatabase>> {
+  return (await openTenant(storage, slug)).db;
+}
+
+/** The tenant's database (as tenantDatabase) and its date today, for commands that act on roles. */
+export async function openTenant(storage: Storage, slug: string): Promise<{ db: Kysely<TenantDatabase>; today: Day }> {
   const tenant = await requireTenant(storage, slug);
   await storage.migrateTenant(slug, tenant);
-  return storage.tenantDb(slug);
+  return { db: storage.tenantDb(slug), today: dayIn(tenant.timezone, new Date()) };
 }
 
 export async function requireUser(db: Kysely<TenantDatabase>, tenant: string, username: string): Promise<ApiUser> {

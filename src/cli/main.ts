@@ -3,9 +3,11 @@ import pino from 'pino';
 import { buildApp } from '../app.js';
 import { migrateAll } from '../modules/tenants/rules.js';
 import { ConfigError, loadConfig } from '../config.js';
+import { ApiError } from '../errors.js';
 import { TenantError } from '../modules/tenants/rules.js';
 import { start } from '../server/start.js';
 import { CliError, withStorage } from './context.js';
+import { registerGroupCommands } from './groups.js';
 import { registerImportCommands } from './import.js';
 import { registerMaintenanceCommands } from './maintenance.js';
 import { registerTenantCommands } from './tenant.js';
@@ -15,7 +17,7 @@ import { registerUserCommands } from './user.js';
 /** Exit statuses: 0 success, 1 an error (one line on stderr), 2 wrong usage. */
 export function buildProgram(): Command {
   const program = new Command('groupadmin')
-    .description('groupadmin: administer tenants, users and tokens (same configuration as the server)')
+    .description('groupadmin: administer tenants, users, tokens, groups and memberships (same configuration as the server)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
@@ -51,12 +53,15 @@ export function buildProgram(): Command {
   registerTenantCommands(program);
   registerUserCommands(program);
   registerTokenCommands(program);
+  registerGroupCommands(program);
   registerImportCommands(program);
   registerMaintenanceCommands(program);
   return program;
 }
 
-const EXPECTED_ERRORS = [CliError, ConfigError, TenantError];
+// An ApiError here is a rule of the API refusing the command (a group that does not exist, a
+// role type in use): its message is the API's, one line.
+const EXPECTED_ERRORS = [CliError, ConfigError, TenantError, ApiError];
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();

@@ -4,7 +4,12 @@ import { compileObjectValidator } from '../lib/validation.js';
 import { generatePassword } from '../modules/auth/passwords.js';
 import { activateUser, changePassword, createUser, deactivateUser, UserConflictError } from '../modules/users/rules.js';
 import { NewPassword, validateNewUser } from '../modules/users/schemas.js';
-import { CliError, readPasswordFromStdin, requireUser, tenantDatabase, withStorage } from './context.js';
+import { grantFirstAdministrator } from '../modules/memberships/first-admin.js';
+import { addMembership, requireGrantable, requireGroupById } from '../modules/memberships/rules.js';
+import { MembershipGrantSchema, type MembershipGrant } from '../modules/memberships/schemas.js';
+import { operatorAccess } from '../modules/permissions/rules.js';
+import { CliError, openTenant, readPasswordFromStdin, requireUser, tenantDatabase, withStorage } from './context.js';
+import { membershipInput } from './groups.js';
 
 const TEXT_FIELDS = ['phonenumber', 'phonenumber_mobile', 'street', 'housenumber', 'zip', 'city'] as const;
 const INTEGER_FIELDS = ['gender_id', 'type_id'] as const;
@@ -41,6 +46,22 @@ function reportGenerated(password: string, generated: boolean) {
   if (generated) process.stderr.write(`generated password: ${password}\n`);
 }
 
+/** `--group` and `--role` of `user create`, checked as POST /memberships checks them; null without. */
+function initialMembership(options: Record<string, string | boolean | undefined>): MembershipGrant | null {
+  const { group, role, start, end } = options;
+  if (group === undefined && role === undefined) {
+    if (start !== undefined || end !== undefined) throw new CliError('--start and --end need --group and --role');
+    return null;
+  }
+  if (typeof group !== 'string' || typeof role !== 'string') throw new CliError('--group and --role go together');
+  const input = membershipInput({ group, role, ...(typeof start === 'string' ? { start } : {}), ...(typeof end === 'string' ? { end } : {}) });
+  const check = validateGrant(input);
+  if (!check.ok) throw new CliError(firstMessage(check.fieldErrors));
+  return check.value;
+}
+
+const validateGrant = compileObjectValidator<MembershipGrant>(MembershipGrantSchema);
+
 export function registerUserCommands(program: Command): void {
   const user = program.command('user').description('manage the users of a tenant');
 
@@ -50,7 +71,11 @@ export function registerUserCommands(program: Command): void {
     .requiredOption('--email <e>', 'e-mail address')
     .requiredOption('--firstname <f>', 'first name')
     .requiredOption('--lastname <l>', 'last name')
-    .option('--password-stdin', 'read the password from standard input (else one is generated and printed)');
+    .option('--password-stdin', 'read the password from standard input (else one is generated and printed)')
+    .option('--group <id>', 'give the user a membership in this group (with --role); without it, the first user becomes administrator of the root group')
+    .option('--role <key>', 'role type of that membership')
+    .option('--start <date>', 'first day of that membership (YYYY-MM-DD; default today)')
+    .option('--end <date>', 'last day of that membership (YYYY-MM-DD)');
   for (const field of [...INTEGER_FIELDS, ...TEXT_FIELDS, ...BOOLEAN_FIELDS]) {
     create.addOption(new Option(`--${field} <value>`, field.replace(/_/g, ' ')));
   }
@@ -66,18 +91,27 @@ export function registerUserCommands(program: Command): void {
         const value = options[field];
         if (typeof value === 'string') input[field] = fromText(field, value);
       }
+      const grant = initialMembership(options);
       const { password, generated } = choosePassword(Boolean(options.passwordStdin));
       const checked = validateNewUser({ ...input, password });
       if (!checked.ok) throw new CliError(firstMessage(checked.fieldErrors));
-      const db = await tenantDatabase(storage, tenant);
+      const { db, today } = await openTenant(storage, tenant);
+      const operator = await operatorAccess(db, today);
+      // The group and the role type are checked before the user exists, so a typo creates nobody.
+      if (grant) await requireGrantable(db, operator, await requireGroupById(db, grant.group_id), grant.role_type);
+      let created;
       try {
-        const created = await createUser(db, checked.value);
-        process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
-        reportGenerated(password, generated);
+        created = await createUser(db, checked.value);
       } catch (err) {
         if (err instanceof UserConflictError) throw new CliError(firstMessage(err.fieldErrors));
         throw err;
       }
+      process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+      reportGenerated(password, generated);
+      // Without --group, the tenant's first administrator (groups.md section 3); stderr stays the
+      // generated password's alone (decisions.md 9), the README says so.
+      if (grant) await addMembership(db, created.id, grant, today);
+      else await grantFirstAdministrator(db, created.id, today);
     }),
   );
 

@@ -4,6 +4,8 @@ import { createStorage } from '../db/index.js';
 import type { Storage } from '../db/storage.js';
 import { generatePassword } from '../modules/auth/passwords.js';
 import { createTenant, hasNoTenants, listAllTenants, migrateAll } from '../modules/tenants/rules.js';
+import { grantFirstAdministrator } from '../modules/memberships/first-admin.js';
+import { dayIn } from '../modules/permissions/calendar.js';
 import { createUser } from '../modules/users/rules.js';
 
 /** Opens the configured storage and brings the registry and every tenant to the latest migration. */
@@ -25,20 +27,23 @@ export interface FirstStartAccount {
 }
 
 /**
- * On an empty registry, creates DEFAULT_TENANT with a user "admin" and a random password.
+ * On an empty registry, creates DEFAULT_TENANT with a user "admin", administrator of the root
+ * group, and a random password.
  * Returns that account once; every later start finds tenants and returns null.
  */
 export async function seedFirstStart(storage: Storage, config: Config): Promise<FirstStartAccount | null> {
   if (!config.defaultTenant || !(await hasNoTenants(storage))) return null;
   const tenant = await createTenant(storage, config.defaultTenant, 'Demo');
   const password = generatePassword();
-  await createUser(storage.tenantDb(tenant.slug), {
+  const db = storage.tenantDb(tenant.slug);
+  const admin = await createUser(db, {
     username: 'admin',
     email: 'admin@example.com',
     firstname: 'Admin',
     lastname: 'User',
     password,
   });
+  await grantFirstAdministrator(db, admin.id, dayIn(tenant.timezone, new Date()));
   return { tenant: tenant.slug, username: 'admin', password };
 }
 

@@ -37,6 +37,9 @@ const READ_ONLY_COMMANDS: Record<string, string> = {
   openapi: 'prints the document',
   'tenant list': 'reads',
   'token list': 'reads',
+  'group list': 'reads',
+  'role-type list': 'reads',
+  'membership list': 'reads',
 };
 
 describe('every write path reaches the caches of every instance within a second', () => {
@@ -378,6 +381,25 @@ describe('every write path reaches the caches of every instance within a second'
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    },
+    'group create': async () => {
+      const { token } = await rememberedOnB();
+      const root = String(await t.rootGroupId('demo'));
+      const group = JSON.parse(await cli('group', 'create', 'demo', 'Troop', '--parent', root));
+      await seenOnB(async () => (await onB(`/api/groups/${group.id}`, token)).statusCode === 200);
+    },
+    'role-type create': async () => {
+      const { token } = await rememberedOnB();
+      await cli('role-type', 'create', 'demo', 'cook', '--permission', 'read', '--scope', 'group');
+      await seenOnB(async () => (await onB('/api/role-types', token)).json().data.role_types.some((role: { key: string }) => role.key === 'cook'));
+    },
+    'membership add': async () => {
+      // bob may not read the root's memberships on B until the operator makes him administrator.
+      const { token } = await rememberedOnB('bob');
+      const root = await t.rootGroupId('demo');
+      expect((await onB(`/api/groups/${root}/memberships`, token)).statusCode).toBe(403);
+      await cli('membership', 'add', 'demo', 'bob', '--group', String(root), '--role', 'admin');
+      await seenOnB(async () => (await onB(`/api/groups/${root}/memberships`, token)).statusCode === 200);
     },
     down: async () => {
       const { token } = await rememberedOnB();

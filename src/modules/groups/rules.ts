@@ -73,6 +73,16 @@ export async function listGroups(db: TenantDb, filters: GroupListFilters, limit:
   return { rows: page.rows.map((row) => row.group), nextCursor: page.nextCursor };
 }
 
+/** Every group in the order of GET /groups (the CLI's `group list`). */
+export async function groupsInTreeOrder(db: TenantDb): Promise<GroupRow[]> {
+  const all = await listAllGroups(db);
+  const byId = new Map(all.map((group) => [Number(group.id), group]));
+  return all
+    .map((group) => ({ group, place: placeOf(group, byId) }))
+    .sort((a, b) => comparePlaces(a.place, b.place))
+    .map((row) => row.group);
+}
+
 /** POST /groups: `write` on the parent (groups.md section 1). */
 export async function createGroup(db: TenantDb, access: Access, input: NewGroup): Promise<GroupRow> {
   const parent = await findGroup(db, input.parent_id);

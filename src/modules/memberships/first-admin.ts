@@ -1,0 +1,18 @@
+import type { Kysely } from 'kysely';
+import type { Day } from '../../access/permissions.js';
+import type { TenantDatabase } from '../../db/types.js';
+import { rootGroup } from '../permissions/queries.js';
+import { addMembership } from './rules.js';
+import { rootAdminMemberships, type MembershipRow } from './queries.js';
+
+/**
+ * groups.md section 3: the first-start `admin` user and a user made with `groupadmin user create`
+ * without `--group` become administrators of the root when the tenant has no administrator yet,
+ * so a new tenant can be run through the API at once. A tenant that has one is left alone.
+ * Returns the membership granted, or null.
+ */
+export async function grantFirstAdministrator(db: Kysely<TenantDatabase>, personId: number, today: Day): Promise<MembershipRow | null> {
+  const root = await rootGroup(db);
+  if ((await rootAdminMemberships(db, root.id, today)).length > 0) return null;
+  return addMembership(db, personId, { group_id: root.id, role_type: 'admin' }, today);
+}
