@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const ALL = ['baseline', 'user', 'user-invalid', 'login', 'mix', 'tenants', 'user-under-login'];
+const ALL = ['baseline', 'user', 'user-invalid', 'login', 'mix', 'tenants', 'user-under-login', 'people-page'];
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
@@ -37,7 +37,7 @@ for (const name of scenarios) if (!ALL.includes(name)) throw new Error(`unknown 
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 if (!values['no-build']) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
-const { setupData, PASSWORD } = await import('./setup-data.mjs');
+const { setupData, setupPeople, peoplePages, PASSWORD } = await import('./setup-data.mjs');
 
 // Both servers run with the Node flags `npm start` gives the service (package.json), so the
 // numbers are those of `npm start`, and the baseline is measured on equal terms.
@@ -104,6 +104,11 @@ if (env.DATABASE_URL) {
   manyEnv.DATA_DIR = singleDir;
 }
 const { benchToken } = await setupData(env, { tenants: 0, usersPerTenant });
+let people;
+if (scenarios.includes('people-page')) {
+  process.stderr.write('setting up 10,000 people in 400 groups...\n');
+  people = await setupPeople(env, { people: smoke ? 500 : 10_000 });
+}
 let spread = [];
 if (scenarios.includes('tenants')) {
   process.stderr.write(`setting up ${tenants} tenants x ${usersPerTenant} users...\n`);
@@ -187,18 +192,32 @@ const product = {
       measure(`GET /api/user, ${tenants} tenants x ${usersPerTenant} users`, port, [spreadRequest], {
         prime: { requests: [everyTokenOnce()], amount: spread.length },
       })),
+  // A region leader lists the region's subtree, 50 people a page, following the cursors: every
+  // page of the walk is requested in turn.
+  'people-page': async () => {
+    const { paths, count } = await peoplePages(`http://127.0.0.1:${server.port}`, people);
+    process.stderr.write(`people-page: ${count} people on ${paths.length} pages\n`);
+    let next = 0;
+    const headers = { host: people.host, accept: 'application/json', authorization: `Bearer ${people.token}` };
+    const pageRequest = { method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length], headers }) };
+    return measure(`GET /api/people, region subtree, 50 a page (${count} people)`, server.port, [pageRequest]);
+  },
   'user-under-login': () =>
     measure('GET /api/user while logins run', server.port, [userRequest], {
       extra: (url) => new Promise((resolve, reject) =>
         autocannon({ url, connections: 4, duration: duration + 1, requests: [loginRequest] }, (err, r) => (err ? reject(err) : resolve(r)))),
     }),
 };
-for (const name of scenarios) {
-  if (name === 'baseline') continue;
-  const row = await product[name]();
-  row.peakRssMb ??= peakRssMb(server.child.pid);
+try {
+  for (const name of scenarios) {
+    if (name === 'baseline') continue;
+    const row = await product[name]();
+    row.peakRssMb ??= peakRssMb(server.child.pid);
+  }
+} finally {
+  // A failed scenario must not leave the server running (and holding this process's output).
+  await stop(server.child);
 }
-await stop(server.child);
 rmSync(singleDir, { recursive: true, force: true });
 rmSync(manyDir, { recursive: true, force: true });
 

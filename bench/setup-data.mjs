@@ -2,6 +2,7 @@
 // tenant "bench" with one user (unless benchTenant is false), and N tenants x M users, each
 // with a login token. Users share one precomputed password hash, so setting up 20,000 of them
 // takes seconds, not hours.
+import { get } from 'node:http';
 import { loadConfig } from '../dist/config.js';
 import { openStorage } from '../dist/server/first-start.js';
 import { createTenant } from '../dist/modules/tenants/rules.js';
@@ -47,4 +48,114 @@ export async function setupData(env, { tenants, usersPerTenant, benchTenant = tr
   }
   await storage.close();
   return { benchToken, spread };
+}
+
+/**
+ * The people-page tenant (issue 15): 10,000 people in 400 groups on 4 levels (the root, 4
+ * regions, 40 districts, 355 troops) with 12,000 memberships, and a leader with `leader` on the
+ * first region, who has a token. Returns the token, the region's id and the paths of every page
+ * of `GET /api/people?group_id=<region>&below=true&limit=50`, read once by following the cursors.
+ */
+export async function setupPeople(env, { people = 10_000, slug = 'people' } = {}) {
+  const { sortKey } = await import('../dist/lib/sort-key.js');
+  const config = loadConfig(env);
+  const storage = await openStorage(config);
+  await createTenant(storage, slug, 'People Bench');
+  const db = storage.tenantDb(slug);
+  const now = toDbTimestamp(new Date());
+  const root = await db.selectFrom('groups').select(['id', 'path']).where('parent_id', 'is', null).executeTakeFirstOrThrow();
+  const addGroup = async (parent, name) => {
+    const { id } = await db
+      .insertInto('groups')
+      .values({ parent_id: parent.id, name, name_key: sortKey(name), kind: '', description: null, path: parent.path, created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const path = `${parent.path}${Number(id)}/`;
+    await db.updateTable('groups').set({ path }).where('id', '=', id).execute();
+    return { id: Number(id), path };
+  };
+  const regions = [];
+  const troops = [];
+  for (let r = 1; r <= 4; r++) regions.push(await addGroup(root, `Region ${r}`));
+  let troopCount = 0;
+  for (const [r, region] of regions.entries()) {
+    for (let d = 1; d <= 10; d++) {
+      const district = await addGroup(region, `District ${r + 1}.${d}`);
+      for (let t = 1; t <= 9 && troopCount < 355; t++, troopCount++) troops.push(await addGroup(district, `Troop ${r + 1}.${d}.${t}`));
+    }
+  }
+  const lastnames = ['Müller', 'Meier', 'Schmid', 'Keller', 'Weber', 'Huber', 'Schneider', 'Meyer', 'Steiner', 'Fischer', 'Gerber', 'Brunner', 'Baumann', 'Frei', 'Zimmermann', 'Moser', 'Widmer', 'Wyss', 'Graf', 'Roth', 'Émery', 'Løvik', 'de la Cruz', "O'Brien"];
+  const firstnames = ['Lena', 'Mia', 'Noah', 'Luca', 'Emma', 'Léon', 'Sara', 'Jonas', 'Anna', 'Elias', 'Zoé', 'Ben'];
+  const ids = [];
+  const BATCH = 500;
+  for (let start = 0; start < people; start += BATCH) {
+    const rows = [];
+    for (let i = start; i < Math.min(people, start + BATCH); i++) {
+      const lastname = `${lastnames[i % lastnames.length]}${i % 7 === 0 ? '' : ` ${Math.floor(i / lastnames.length) % 50}`}`;
+      const firstname = firstnames[(i * 7) % firstnames.length];
+      rows.push({
+        username: null, email: null, firstname, lastname, lastname_key: sortKey(lastname), firstname_key: sortKey(firstname),
+        gender_id: null, type_id: null, phonenumber: null, phonenumber_mobile: null, street: null, housenumber: null, zip: null,
+        city: 'Bonn', is_vegetarian: i % 5 === 0 ? 1 : 0, can_swimm: i % 3 === 0 ? 1 : 0, password: null, is_active: 1,
+        birthday: null, created_at: now, updated_at: now,
+      });
+    }
+    const inserted = await db.insertInto('users').values(rows).returning('id').execute();
+    ids.push(...inserted.map((row) => Number(row.id)));
+  }
+  const memberships = [];
+  ids.forEach((id, i) => memberships.push({ person_id: id, group_id: troops[i % troops.length].id, role_type: 'member' }));
+  for (let i = 0; i < 2000; i++) memberships.push({ person_id: ids[(i * 37) % ids.length], group_id: troops[(i * 11 + 5) % troops.length].id, role_type: 'assistant' });
+  for (let start = 0; start < memberships.length; start += BATCH) {
+    await db
+      .insertInto('memberships')
+      .values(memberships.slice(start, start + BATCH).map((m) => ({ ...m, label: null, start_on: '2020-01-01', end_on: null, created_at: now, updated_at: now })))
+      .execute();
+  }
+  const hash = await hashPassword(PASSWORD);
+  const leader = await db
+    .insertInto('users')
+    .values({
+      username: 'leader', email: 'leader@example.com', firstname: 'Region', lastname: 'Leader', lastname_key: 'leader', firstname_key: 'region',
+      gender_id: null, type_id: null, phonenumber: null, phonenumber_mobile: null, street: null, housenumber: null, zip: null, city: null,
+      is_vegetarian: 0, can_swimm: 0, password: hash, is_active: 1, birthday: null, created_at: now, updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('memberships')
+    .values({ person_id: leader.id, group_id: regions[0].id, role_type: 'leader', label: null, start_on: '2020-01-01', end_on: null, created_at: now, updated_at: now })
+    .execute();
+  const token = (await issueToken(db, Number(leader.id), { tokenPrefix: '' })).plainTextToken;
+  await storage.close();
+  return { token, regionId: regions[0].id, host: `${slug}.localhost` };
+}
+
+/** The paths of every page of the region's people, following next_cursor from the first page. */
+export async function peoplePages(baseUrl, { token, regionId, host }) {
+  const first = `/api/people?group_id=${regionId}&below=true&limit=50`;
+  const paths = [first];
+  let count = 0;
+  for (let path = first; ; ) {
+    const answer = await getJson(`${baseUrl}${path}`, { host, accept: 'application/json', authorization: `Bearer ${token}` });
+    if (answer.status !== 200) throw new Error(`people page ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    const { data } = answer.body;
+    count += data.people.length;
+    if (!data.next_cursor) break;
+    path = `${first}&cursor=${encodeURIComponent(data.next_cursor)}`;
+    paths.push(path);
+  }
+  return { paths, count };
+}
+
+/** A GET with a Host header of our choosing (fetch does not let a caller set Host). */
+function getJson(url, headers) {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode, body: JSON.parse(text) }));
+    }).on('error', reject);
+  });
 }
