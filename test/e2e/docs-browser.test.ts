@@ -11,7 +11,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM) || process.env.CI === 'true';
 
 describe.runIf(available)('the documentation page in a real browser', () => {
-  it('lists both original endpoints and logs in through "try it out"', async () => {
+  it('lists the original endpoints and those of the group core, and logs in through "try it out"', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-docs-'));
     const services = await testServices();
     const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...services.env });
@@ -30,6 +30,13 @@ describe.runIf(available)('the documentation page in a real browser', () => {
       const login = page.locator('.opblock-post', { hasText: '/login' }).first();
       await login.waitFor({ timeout: 15_000 });
       await expect(page.locator('.opblock-get', { hasText: '/user' }).first().isVisible()).resolves.toBe(true);
+      // The group core is on the page too, each resource under its tag.
+      for (const [method, path] of [['get', '/groups/{id}'], ['post', '/people'], ['patch', '/memberships/{id}'], ['delete', '/role-types/{key}']] as const) {
+        await expect(page.locator(`.opblock-${method}`, { hasText: path }).first().isVisible(), `${method} ${path}`).resolves.toBe(true);
+      }
+      for (const tag of ['groups', 'roles', 'people', 'memberships']) {
+        await expect(page.locator(`h3.opblock-tag[data-tag="${tag}"]`).isVisible(), tag).resolves.toBe(true);
+      }
 
       await login.locator('.opblock-summary').click();
       const body = login.locator('textarea.body-param__text');

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { Day } from '../../access/permissions.js';
 import type { MembershipsTable, TenantDatabase } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
@@ -40,16 +40,23 @@ export async function findOverlap(db: TenantDb, m: Pick<MembershipRow, 'person_i
   return query.limit(1).executeTakeFirst();
 }
 
-/** The ids of the memberships that give `admin` on the root on `day` (section 4, the last administrator). */
+/**
+ * The ids of the memberships that give `admin` on the root on `day` (section 4, the last
+ * administrator). In a transaction on PostgreSQL the rows are locked, so two administrators
+ * removed at the same moment by two requests cannot both see the other one as the one left:
+ * the second waits for the first, and then reads what the first left.
+ */
 export async function rootAdminMemberships(db: TenantDb, rootId: number, day: Day): Promise<{ id: number; person_id: number }[]> {
-  const rows = await db
+  let query = db
     .selectFrom('memberships as m')
     .innerJoin('role_types as r', 'r.key', 'm.role_type')
     .select(['m.id', 'm.person_id'])
     .where('m.group_id', '=', rootId)
     .where('r.permission', '=', 'admin')
-    .where(activeOn('m', day))
-    .execute();
+    .where(activeOn('m', day));
+  // SQLite has no row locks; its writers take turns on the whole file.
+  if (db.isTransaction && db.getExecutor().adapter instanceof PostgresAdapter) query = query.forUpdate('m');
+  const rows = await query.execute();
   return rows.map((row) => ({ id: Number(row.id), person_id: Number(row.person_id) }));
 }
 

@@ -94,6 +94,22 @@ describe('people and memberships (groups.md sections 3 and 4)', () => {
     expect((await call('admin', 'GET', `/people/${ids.troopleader}`)).statusCode).toBe(404);
   });
 
+  it('leaves one administrator when the last two step down at the same moment', async () => {
+    const second = (await t.addUser('demo', { username: 'second' })).id;
+    await t.grant('demo', second, root, 'admin');
+    tokens.second = await t.login('demo', 'second', PASSWORD);
+    const adminships = (await call('admin', 'GET', `/groups/${root}/memberships`)).json().data.memberships as { id: number; person_id: number }[];
+    expect(adminships).toHaveLength(2);
+    const of = (person: number) => adminships.find((m) => m.person_id === person)!.id;
+    // Each ends their own administration, in parallel (on PostgreSQL, on two connections).
+    const answers = await Promise.all([
+      call('admin', 'DELETE', `/memberships/${of(ids.admin!)}`),
+      call('second', 'DELETE', `/memberships/${of(second)}`),
+    ]);
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([204, 422]);
+    expect((await t.storage.tenantDb('demo').selectFrom('memberships').select('id').where('group_id', '=', root).execute())).toHaveLength(1);
+  });
+
   it('refuses overlapping roles, dates out of order and fixed fields', async () => {
     const overlap = await call('admin', 'POST', '/memberships', { person_id: ids.troopleader, group_id: troopA, role_type: 'leader', start_on: '2020-01-01' });
     expect(overlap.json()).toEqual({
