@@ -32,6 +32,8 @@ import groupRoutes from './modules/groups/routes.js';
 import roleTypeRoutes from './modules/role-types/routes.js';
 import membershipRoutes from './modules/memberships/routes.js';
 import peopleRoutes from './modules/people/routes.js';
+import eventRoutes from './modules/events/routes.js';
+import participationRoutes from './modules/participations/routes.js';
 import { createTenantCalendar } from './modules/permissions/calendar.js';
 import { createRequestAccess } from './modules/permissions/request.js';
 import { createCursorCodec } from './http/paging.js';
@@ -160,6 +162,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(roleTypeRoutes, resources);
       await api.register(membershipRoutes, resources);
       await api.register(peopleRoutes, resources);
+      // events.md: camps and meetings, registration, waiting lists.
+      await api.register(eventRoutes, resources);
+      await api.register(participationRoutes, resources);
     },
     { prefix: '/api' },
   );

@@ -171,4 +171,13 @@ export const ruleMessages = {
   lastAdministrator: 'The last administrator cannot be removed.',
   guardianIsPerson: 'The guardian must be another person.',
   alreadyGuardian: 'The person is already a guardian.',
+  // events.md
+  registrationClosed: 'Registration is closed.',
+  alreadyRegistered: 'The person is already registered.',
+  eventFull: 'The event is full.',
+  eventHasNoWaitingList: 'The event has no waiting list.',
+  eventHasParticipants: 'The event has participants.',
+  stateCannotChange: (from: string, to: string) => `The state cannot change from ${from} to ${to}.`,
+  capacityBelowAccepted: 'The capacity may not be less than the accepted participants.',
+  attendedOnlyAccepted: 'The attended field may only be set on accepted participations.',
 } as const;

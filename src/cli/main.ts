@@ -7,6 +7,7 @@ import { ApiError } from '../errors.js';
 import { TenantError } from '../modules/tenants/rules.js';
 import { start } from '../server/start.js';
 import { CliError, withStorage } from './context.js';
+import { registerEventCommands } from './events.js';
 import { registerGroupCommands } from './groups.js';
 import { registerImportCommands } from './import.js';
 import { registerMaintenanceCommands } from './maintenance.js';
@@ -17,7 +18,7 @@ import { registerUserCommands } from './user.js';
 /** Exit statuses: 0 success, 1 an error (one line on stderr), 2 wrong usage. */
 export function buildProgram(): Command {
   const program = new Command('groupadmin')
-    .description('groupadmin: administer tenants, users, tokens, groups and memberships (same configuration as the server)')
+    .description('groupadmin: administer tenants, users, tokens, groups, memberships and events (same configuration as the server)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
   registerUserCommands(program);
   registerTokenCommands(program);
   registerGroupCommands(program);
+  registerEventCommands(program);
   registerImportCommands(program);
   registerMaintenanceCommands(program);
   return program;

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, SqliteDriver, SqliteQueryCompiler, type DatabaseConnection, type Driver, type QueryCompiler, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, SqliteQueryCompiler, type DatabaseConnection, type Driver, type QueryCompiler, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { OutboxRow } from './invalidation/queries.js';
 import { createInvalidationRelay } from './invalidation/relay.js';
@@ -170,7 +170,19 @@ class SqliteFileDriver extends SqliteDriver {
     this.file.released();
     await super.releaseConnection();
   }
+
+  /**
+   * Transactions take the write lock when they begin. A deferred transaction that reads and then
+   * writes (a registration reads the seats left, then takes one) fails at once with SQLITE_BUSY
+   * when another process (a worker, the CLI) wrote in between; an immediate one waits for its turn
+   * (busy timeout) and then reads what that other writer left.
+   */
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(BEGIN_IMMEDIATE);
+  }
 }
+
+const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
 
 /**
  * Kysely's query compiler keeps no state between compilations (each is synchronous), yet each

@@ -114,8 +114,50 @@ export interface GuardianshipsTable {
   created_at: string;
 }
 
+export interface EventsTable {
+  id: Generated<number>;
+  group_id: number;
+  name: string;
+  name_key: string;
+  description: string | null;
+  location: string | null;
+  starts_at: string;
+  ends_at: string;
+  registration_opens_at: string | null;
+  registration_closes_at: string | null;
+  capacity: number | null;
+  waiting_list: SqlBool;
+  requires_approval: SqlBool;
+  /** Accepted participations of role `participant`: what `capacity` limits. */
+  participants_count: Generated<number>;
+  waitlist_count: Generated<number>;
+  version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ParticipationRole = 'participant' | 'helper' | 'leader';
+export type ParticipationState = 'pending' | 'accepted' | 'waitlisted' | 'rejected' | 'cancelled';
+
+export interface ParticipationsTable {
+  id: Generated<number>;
+  event_id: number;
+  person_id: number;
+  role: ParticipationRole;
+  state: ParticipationState;
+  /** 1..n in queue order while waitlisted, else null. */
+  waitlist_position: number | null;
+  attended: SqlBool | null;
+  notes: string | null;
+  version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface TenantDatabase {
   users: UsersTable;
+  events: EventsTable;
+  participations: ParticipationsTable;
   groups: GroupsTable;
   role_types: RoleTypesTable;
   memberships: MembershipsTable;

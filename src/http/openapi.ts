@@ -113,6 +113,8 @@ export default fp<OpenApiOptions>(
           { name: 'roles', description: 'Role types and their permissions (groups.md section 2)' },
           { name: 'people', description: 'People, their guardians and wards (groups.md sections 3 and 5)' },
           { name: 'memberships', description: 'Who holds which role in which group, and when (groups.md section 4)' },
+          { name: 'events', description: 'Camps, meetings and courses of a group (events.md section 1)' },
+          { name: 'participations', description: 'Registration, waiting lists and the participant lists (events.md section 2)' },
         ],
       },
       transform: ({ schema, url, route }) => {

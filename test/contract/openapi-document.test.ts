@@ -34,13 +34,19 @@ describe('the OpenAPI document', () => {
       Object.keys(methods as object).map((method) => `${method.toUpperCase()} ${path}`),
     );
     expect(operations.sort()).toEqual([
-      'DELETE /groups/{id}', 'DELETE /memberships/{id}', 'DELETE /people/{id}', 'DELETE /people/{id}/guardians/{guardian_id}',
-      'DELETE /role-types/{key}', 'DELETE /tokens', 'DELETE /tokens/{id}', 'GET /groups', 'GET /groups/{id}',
+      'DELETE /events/{id}', 'DELETE /groups/{id}', 'DELETE /memberships/{id}', 'DELETE /people/{id}', 'DELETE /people/{id}/guardians/{guardian_id}',
+      'DELETE /role-types/{key}', 'DELETE /tokens', 'DELETE /tokens/{id}', 'GET /events', 'GET /events/{id}', 'GET /events/{id}/participations',
+      'GET /events/{id}/summary', 'GET /groups', 'GET /groups/{id}',
       'GET /groups/{id}/memberships', 'GET /people', 'GET /people/{id}', 'GET /people/{id}/guardians', 'GET /people/{id}/memberships',
-      'GET /role-types', 'GET /tenant', 'GET /tokens', 'GET /user', 'GET /user/wards', 'PATCH /groups/{id}', 'PATCH /memberships/{id}',
-      'PATCH /people/{id}', 'PATCH /role-types/{key}', 'PATCH /user', 'POST /groups', 'POST /login', 'POST /logout', 'POST /memberships',
+      'GET /people/{id}/participations',
+      'GET /role-types', 'GET /tenant', 'GET /tokens', 'GET /user', 'GET /user/wards', 'PATCH /events/{id}', 'PATCH /groups/{id}', 'PATCH /memberships/{id}',
+      'PATCH /participations/{id}',
+      'PATCH /people/{id}', 'PATCH /role-types/{key}', 'PATCH /user', 'POST /events', 'POST /events/{id}/participations', 'POST /groups', 'POST /login', 'POST /logout', 'POST /memberships',
       'POST /people', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /tokens', 'PUT /user/password',
     ]);
+    // events.md: a list that answers CSV too documents both.
+    expect(Object.keys(document.paths['/events/{id}/participations'].get.responses['200'].content)).toEqual(['application/json', 'text/csv']);
+    expect(document.paths['/events'].post.tags).toEqual(['events']);
     // groups.md section 0: each new resource under its own tag, marked as an extension.
     expect(document.paths['/groups'].get.tags).toEqual(['groups']);
     expect(document.paths['/people/{id}'].patch.tags).toEqual(['people']);

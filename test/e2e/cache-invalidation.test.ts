@@ -40,6 +40,8 @@ const READ_ONLY_COMMANDS: Record<string, string> = {
   'group list': 'reads',
   'role-type list': 'reads',
   'membership list': 'reads',
+  'event list': 'reads',
+  'event participants': 'reads',
 };
 
 describe('every write path reaches the caches of every instance within a second', () => {
@@ -299,6 +301,48 @@ describe('every write path reaches the caches of every instance within a second'
       expect(await onBAs(`/api/people/${child}`)).toBe(200);
       expect((await onA('DELETE', `/api/people/${child}/guardians/${bob.id}`, admin)).statusCode).toBe(204);
       await seenOnB(async () => (await onBAs(`/api/people/${child}`)) === 404);
+    },
+  } satisfies Record<string, () => Promise<void>>);
+
+  /** events.md: bob, a member of the troop, sees its camp on B; alice manages it on A. */
+  const camp = async (fields: object = {}) => {
+    const core = await groupCore();
+    await grantOnA(core.admin, core.bob.id, core.troop, 'member');
+    const made = await onA('POST', '/api/events', core.admin, {
+      group_id: core.troop, name: 'Camp', starts_at: '2031-07-01T08:00:00Z', ends_at: '2031-07-08T16:00:00Z', ...fields,
+    });
+    expect(made.statusCode).toBe(201);
+    const event = made.json().data.event.id as number;
+    const eventOnB = async () => (await onB(`/api/events/${event}`, core.bobToken)).json().data?.event;
+    return { ...core, event, eventOnB };
+  };
+  Object.assign(routeScenarios, {
+    'POST /events': async () => {
+      const { event, onBAs } = await camp();
+      await seenOnB(async () => (await onBAs(`/api/events/${event}`)) === 200);
+    },
+    'PATCH /events/{id}': async () => {
+      const { admin, event, eventOnB } = await camp();
+      expect((await onA('PATCH', `/api/events/${event}`, admin, { name: 'Summer camp' })).statusCode).toBe(200);
+      await seenOnB(async () => (await eventOnB())?.name === 'Summer camp');
+    },
+    'DELETE /events/{id}': async () => {
+      const { admin, event, onBAs } = await camp();
+      expect((await onA('DELETE', `/api/events/${event}`, admin)).statusCode).toBe(204);
+      await seenOnB(async () => (await onBAs(`/api/events/${event}`)) === 404);
+    },
+    'POST /events/{id}/participations': async () => {
+      const { bobToken, bob, event, eventOnB } = await camp({ capacity: 1 });
+      expect((await onA('POST', `/api/events/${event}/participations`, bobToken, { person_id: bob.id })).statusCode).toBe(201);
+      await seenOnB(async () => (await eventOnB())?.participants_count === 1);
+    },
+    'PATCH /participations/{id}': async () => {
+      const { bobToken, bob, event, eventOnB } = await camp({ capacity: 1 });
+      const registered = await onA('POST', `/api/events/${event}/participations`, bobToken, { person_id: bob.id });
+      await seenOnB(async () => (await eventOnB())?.participants_count === 1);
+      const id = registered.json().data.participation.id as number;
+      expect((await onA('PATCH', `/api/participations/${id}`, bobToken, { state: 'cancelled' })).statusCode).toBe(200);
+      await seenOnB(async () => (await eventOnB())?.participants_count === 0);
     },
   } satisfies Record<string, () => Promise<void>>);
 

@@ -58,6 +58,11 @@ export function checkContract(document: Document, method: string, url: string, a
     if (answer.body !== '') throw new Error(`contract: ${where} must have no body`);
     return;
   }
+  const contentType = String(answer.headers['content-type'] ?? '').split(';')[0]?.trim();
+  if (contentType === 'text/csv') {
+    if (!response.content?.['text/csv']) throw new Error(`contract: ${where} answered CSV, which the document does not list`);
+    return;
+  }
   const schema = response.content?.['application/json']?.schema;
   if (!schema) return;
   let cache = validators.get(document);

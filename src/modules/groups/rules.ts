@@ -5,8 +5,10 @@ import { errors, fieldMessages, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import type { CursorCodec, Page, SortKey } from '../../http/paging.js';
 import { compareText, sortKey } from '../../lib/sort-key.js';
+import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import type { Access } from '../permissions/rules.js';
+import { deleteEndedEvents, hasUpcomingEvents } from '../events/queries.js';
 import {
   deleteGroup,
   findGroup,
@@ -97,7 +99,8 @@ export async function changeGroup(db: TenantDb, access: Access, group: GroupRow,
   return db.transaction().execute(async (trx) => {
     const current = await requireGroup(trx, Number(group.id));
     requireIfMatch(ifMatch, current.version);
-    const { parent_id: parentId, ...fields } = input;
+    const parentId = input.parent_id;
+    const fields = pickFields(input, ['name', 'kind', 'description']);
     const moves = parentId !== undefined && parentId !== (current.parent_id === null ? null : Number(current.parent_id));
     let newPath: string | undefined;
     if (moves) {
@@ -121,7 +124,7 @@ export async function changeGroup(db: TenantDb, access: Access, group: GroupRow,
 
 /**
  * DELETE /groups/{id}: `write` on the parent. The root is 422 for those with `write` on it, 403
- * for others; then the first of: subgroups, active memberships (section 7).
+ * for others; then the first of: subgroups, active memberships, upcoming events (section 7).
  */
 export async function removeGroup(db: TenantDb, access: Access, group: GroupRow, ifMatch: string | undefined): Promise<void> {
   if (group.parent_id === null) {
@@ -135,6 +138,10 @@ export async function removeGroup(db: TenantDb, access: Access, group: GroupRow,
     requireIfMatch(ifMatch, current.version);
     if (await hasSubgroups(trx, Number(current.id))) throw errors.ruleBroken('group', ruleMessages.groupHasSubgroups);
     if (await hasActiveMemberships(trx, Number(current.id), access.day)) throw errors.ruleBroken('group', ruleMessages.groupHasActiveMemberships);
+    const now = toDbTimestamp(new Date());
+    if (await hasUpcomingEvents(trx, Number(current.id), now)) throw errors.ruleBroken('group', ruleMessages.groupHasUpcomingEvents);
+    // Its ended events go with it, their participations too (section 7).
+    await deleteEndedEvents(trx, Number(current.id), now);
     await deleteGroup(trx, Number(current.id));
   });
 }

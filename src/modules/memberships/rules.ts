@@ -3,6 +3,7 @@ import { atLeast, isActiveOn, type Day } from '../../access/permissions.js';
 import type { TenantDatabase } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
+import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { findGroup, type GroupRow } from '../groups/queries.js';
 import { canSeePerson, type Access } from '../permissions/rules.js';
@@ -96,7 +97,8 @@ export async function requireAnotherAdministrator(db: TenantDb, access: Access, 
   if (admins.length <= 1) throw errors.ruleBroken('membership', ruleMessages.lastAdministrator);
 }
 
-export async function changeMembership(db: TenantDb, access: Access, membership: MembershipRow, input: MembershipUpdate, ifMatch: string | undefined) {
+export async function changeMembership(db: TenantDb, access: Access, membership: MembershipRow, update: MembershipUpdate, ifMatch: string | undefined) {
+  const input = pickFields(update, ['label', 'start_on', 'end_on']);
   return db.transaction().execute(async (trx) => {
     const current = await findMembership(trx, Number(membership.id));
     if (!current) throw errors.notFound('Membership');

@@ -4,6 +4,7 @@ import type { TenantDatabase } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import type { CursorCodec, Page } from '../../http/paging.js';
+import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { hashPassword } from '../auth/passwords.js';
 import { addMembership, requireGrantable, requireGroupById } from '../memberships/rules.js';
@@ -23,8 +24,15 @@ import {
 } from './queries.js';
 import type { NewPerson, PeopleFilters, PersonUpdate } from './schemas.js';
 import { isGuardian } from '../permissions/queries.js';
+import { releasePlacesOf } from '../participations/seats.js';
 
 type TenantDb = Kysely<TenantDatabase>;
+
+/** What PATCH /people/{id} may change (its schema's fields). */
+const PERSON_FIELDS = [
+  'username', 'email', 'firstname', 'lastname', 'gender_id', 'type_id', 'phonenumber', 'phonenumber_mobile', 'street',
+  'housenumber', 'zip', 'city', 'is_vegetarian', 'can_swimm', 'birthday', 'password',
+] as const satisfies readonly (keyof PersonUpdate)[];
 
 /** A person the caller sees, or 404 `Person not found.`, exactly as for an id that does not exist. */
 export async function requireVisiblePerson(db: TenantDb, access: Access, id: number | null): Promise<UserRow> {
@@ -140,7 +148,7 @@ export async function changePerson(
   if (input.password !== undefined && !atLeast(access.on(access.root.path), 'admin')) throw errors.unauthorized();
   const changesLogin = (input.username !== undefined && input.username !== person.username) || (input.email !== undefined && input.email !== person.email);
   if (changesLogin && !(await mayChangeLoginOf(db, access, personId))) throw errors.unauthorized();
-  const { password, ...fields } = input;
+  const { password, ...fields } = pickFields(input, PERSON_FIELDS);
   const hash = password === undefined ? undefined : await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     const current = await findPerson(trx, personId);
@@ -160,7 +168,7 @@ export async function changePerson(
   });
 }
 
-/** DELETE /people/{id} (erasure): `admin` on the root; never the last administrator. */
+/** DELETE /people/{id} (erasure): `admin` on the root; never the last administrator; their seats go to the waiting list. */
 export async function erasePerson(db: TenantDb, access: Access, person: UserRow, ifMatch: string | undefined): Promise<void> {
   if (!atLeast(access.on(access.root.path), 'admin')) throw errors.unauthorized();
   const personId = Number(person.id);
@@ -171,6 +179,8 @@ export async function erasePerson(db: TenantDb, access: Access, person: UserRow,
     const admins = await rootAdminMemberships(trx, access.root.id, access.day);
     const others = admins.filter((admin) => admin.person_id !== personId);
     if (admins.length > 0 && others.length === 0) throw errors.ruleBroken('person', ruleMessages.lastAdministrator);
+    // Seats and waiting-list places are freed as a cancellation frees them (groups.md section 7).
+    await releasePlacesOf(trx, personId, toDbTimestamp(new Date()));
     await erasePersonRows(trx, personId);
   });
 }

@@ -82,3 +82,23 @@ export function groupAmong(alias: string, subtreePaths: readonly string[], group
 
 /** The first string after every path that starts with `path` ("/1/4/" -> "/1/40"). */
 export const pathUpperBound = (path: string): string => `${path.slice(0, -1)}0`;
+
+/** The ids of the people `guardianId` is guardian of. */
+export async function wardIdsOf(db: TenantDb, guardianId: number): Promise<number[]> {
+  const rows = await db.selectFrom('guardianships').select('ward_id').where('guardian_id', '=', guardianId).execute();
+  return rows.map((row) => Number(row.ward_id));
+}
+
+/** The paths of the groups where any of `personIds` has a membership active on `day`. */
+export async function activeGroupPathsOfPeople(db: TenantDb, personIds: readonly number[], day: Day): Promise<string[]> {
+  if (personIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('memberships as m')
+    .innerJoin('groups as g', 'g.id', 'm.group_id')
+    .select('g.path')
+    .distinct()
+    .where('m.person_id', 'in', personIds)
+    .where(activeOn('m', day))
+    .execute();
+  return rows.map((row) => row.path);
+}

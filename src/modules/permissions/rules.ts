@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import { atLeast, isActiveOn, permissionOn, type Day, type Permission, type RoleHeld } from '../../access/permissions.js';
 import type { TenantDatabase } from '../../db/types.js';
-import { activeGroupPaths, activeOn, groupAmong, isGuardian, rolesOfPerson, rootGroup, type RoleRow } from './queries.js';
+import { activeGroupPaths, activeGroupPathsOfPeople, activeOn, groupAmong, isGuardian, rolesOfPerson, rootGroup, wardIdsOf, type RoleRow } from './queries.js';
 
 type TenantDb = Kysely<TenantDatabase>;
 
@@ -119,4 +119,25 @@ export async function operatorAccess(db: TenantDb, day: Day): Promise<Access> {
     on: () => 'admin',
     groupsWith: () => ({ subtreePaths: [root.path], groupIds: [] }),
   };
+}
+
+/**
+ * The caller and the people they speak for (their wards), and the groups those people belong to
+ * today together with every group above them. Events are seen through it (events.md section 1:
+ * members of G or below, participants, and the guardians of all of these), and a parent
+ * registers their wards with it.
+ */
+export interface Household {
+  personIds: number[];
+  wardIds: number[];
+  /** Ids of the groups at or above an active membership of one of `personIds`. */
+  groupIdsAtOrAbove: number[];
+}
+
+export async function householdOf(db: TenantDb, access: Access): Promise<Household> {
+  const wardIds = await wardIdsOf(db, access.personId);
+  const personIds = [access.personId, ...wardIds];
+  const paths = await activeGroupPathsOfPeople(db, personIds, access.day);
+  const groupIds = new Set(paths.flatMap((path) => path.split('/').filter(Boolean).map(Number)));
+  return { personIds, wardIds, groupIdsAtOrAbove: [...groupIds] };
 }

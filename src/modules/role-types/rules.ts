@@ -3,6 +3,7 @@ import { atLeast } from '../../access/permissions.js';
 import type { TenantDatabase } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
+import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import type { Access } from '../permissions/rules.js';
 import { deleteRoleType, findRoleType, insertRoleType, isRoleTypeInUse, listRoleTypeRows, updateRoleType, type RoleTypeRow } from './queries.js';
@@ -33,7 +34,7 @@ export async function changeRoleType(db: TenantDb, key: string, input: RoleTypeU
   return db.transaction().execute(async (trx) => {
     const current = await requireRoleType(trx, key);
     requireIfMatch(ifMatch, current.version);
-    return updateRoleType(trx, key, input, toDbTimestamp(new Date()));
+    return updateRoleType(trx, key, pickFields(input, ['label', 'permission', 'scope']), toDbTimestamp(new Date()));
   });
 }
 

@@ -1,0 +1,47 @@
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+
+/**
+ * The one CSV format of the service (events.md section 4, data.md section 1): UTF-8 without BOM,
+ * comma separated, CRLF line ends, booleans `true`/`false`, null an empty cell. Quoting is
+ * csv-stringify's (separators, quotes and line breaks inside a cell).
+ */
+export type Cell = string | number | boolean | null | undefined;
+
+/**
+ * A cell that a spreadsheet would run as a formula (OWASP's CSV-injection advice): text that
+ * begins with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`, so it shows as text.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+const NEUTRALISED = /^'[=+\-@\t\r]/;
+
+export const neutralise = (text: string): string => (FORMULA_START.test(text) ? `'${text}` : text);
+
+/** The import's inverse of neutralise: `'=1+2` is `=1+2` again; every other text stays as given. */
+export const unneutralise = (text: string): string => (NEUTRALISED.test(text) ? text.slice(1) : text);
+
+/** A value as its cell's text. */
+export function cellText(value: Cell): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number') return String(value);
+  return neutralise(value);
+}
+
+/**
+ * A CSV document streamed from `rows` (read one at a time, as the reader drains the stream, so a
+ * list of any length is sent in constant memory). An error of `rows` ends the stream with it.
+ */
+export function csvStream(header: readonly string[], rows: AsyncIterable<readonly Cell[]>): Readable {
+  const stringifier = stringify({ record_delimiter: '\r\n', bom: false });
+  async function* records() {
+    yield header.map((name) => name);
+    for await (const row of rows) yield row.map(cellText);
+  }
+  const source = Readable.from(records());
+  source.on('error', (err) => stringifier.destroy(err));
+  return source.pipe(stringifier);
+}
+
+/** `Content-Disposition` of a download named `filename` (ASCII names only are made here). */
+export const attachment = (filename: string): string => `attachment; filename="${filename}"`;

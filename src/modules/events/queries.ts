@@ -1,0 +1,139 @@
+import { PostgresAdapter, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import type { EventsTable, TenantDatabase } from '../../db/types.js';
+import type { SortKey } from '../../http/paging.js';
+import { normaliseDbTimestamp } from '../../lib/time.js';
+import { groupAmong } from '../permissions/queries.js';
+
+export type EventRow = Selectable<EventsTable>;
+type TenantDb = Kysely<TenantDatabase>;
+
+// The events module reads events with their groups (who sees what) and, for "has a participant",
+// the participations of an event; the participations module writes those.
+
+const nextVersion = sql<number>`version + 1`;
+
+export const findEvent = (db: TenantDb, id: number): Promise<EventRow | undefined> =>
+  db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+
+/**
+ * The event read for a change of its participations, its row locked until the transaction ends:
+ * on PostgreSQL with FOR UPDATE; on SQLite every transaction holds the write lock from its
+ * start (BEGIN IMMEDIATE, db/sqlite.ts). Every writer of an event's seats and queue goes
+ * through here first, so they take turns and each reads what the one before left.
+ */
+export async function lockEvent(db: TenantDb, id: number): Promise<EventRow | undefined> {
+  let query = db.selectFrom('events').selectAll().where('id', '=', id);
+  if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export type EventValues = Omit<EventRow, 'id' | 'participants_count' | 'waitlist_count' | 'version' | 'created_at' | 'updated_at'>;
+
+export async function insertEvent(db: TenantDb, values: EventValues, now: string): Promise<EventRow> {
+  return db
+    .insertInto('events')
+    .values({ ...values, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateEvent(db: TenantDb, id: number, changes: Partial<EventValues>, now: string): Promise<EventRow> {
+  return db
+    .updateTable('events')
+    .set({ ...changes, updated_at: now, version: nextVersion })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * The derived counts (events.md section 4): they change with the participations, not as a change
+ * of the event, so neither `updated_at` nor the version (the ETag) moves.
+ */
+export async function setEventCounts(db: TenantDb, id: number, counts: { participants_count: number; waitlist_count: number }): Promise<void> {
+  await db.updateTable('events').set(counts).where('id', '=', id).execute();
+}
+
+export async function deleteEvent(db: TenantDb, id: number): Promise<void> {
+  await db.deleteFrom('events').where('id', '=', id).execute();
+}
+
+/** Whether the event has a pending, accepted or waitlisted participation. */
+export async function hasLiveParticipations(db: TenantDb, eventId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('participations')
+    .select('id')
+    .where('event_id', '=', eventId)
+    .where('state', 'in', ['pending', 'accepted', 'waitlisted'])
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Events of the group that have not ended at `now` (groups.md section 7: they keep a group). */
+export async function hasUpcomingEvents(db: TenantDb, groupId: number, now: string): Promise<boolean> {
+  const row = await db.selectFrom('events').select('id').where('group_id', '=', groupId).where('ends_at', '>=', now).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The group's ended events, deleted with the group (their participations go with them). */
+export async function deleteEndedEvents(db: TenantDb, groupId: number, now: string): Promise<void> {
+  await db.deleteFrom('events').where('group_id', '=', groupId).where('ends_at', '<', now).execute();
+}
+
+/** Who sees events (events.md section 1), as the rule's parts a query can use. */
+export interface EventViewer {
+  /** The caller and their wards: their participations make an event visible. */
+  personIds: number[];
+  /** Groups at or above an active membership of those people. */
+  groupIdsAtOrAbove: number[];
+  /** Where the caller holds at least `read`. */
+  readable: { subtreePaths: string[]; groupIds: number[] };
+}
+
+export interface EventSelection {
+  group?: { id: number; path: string; below: boolean };
+  from?: string;
+  to?: string;
+  /** Sort key of the name text to find. */
+  q?: string;
+}
+
+/** A query over events `e` joined with their groups `g`. */
+export type EventQuery = ExpressionBuilder<TenantDatabase & { e: TenantDatabase['events']; g: TenantDatabase['groups'] }, 'e' | 'g'>;
+
+/** The events (alias `e`, group `g`) the viewer sees, as one condition. */
+export function eventVisibleTo(eb: EventQuery, viewer: EventViewer): Expression<SqlBool> {
+  const parts = [
+    groupAmong('g', viewer.readable.subtreePaths, viewer.readable.groupIds),
+    eb.exists(
+      eb
+        .selectFrom('participations as vp')
+        .select(sql.lit(1).as('one'))
+        .whereRef('vp.event_id', '=', 'e.id')
+        .where('vp.person_id', 'in', viewer.personIds),
+    ),
+  ];
+  if (viewer.groupIdsAtOrAbove.length > 0) parts.push(eb('e.group_id', 'in', viewer.groupIdsAtOrAbove));
+  return eb.or(parts);
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** One page of the events the viewer sees, by `starts_at`, then id, after the row with key `after`. */
+export async function listVisibleEvents(db: TenantDb, viewer: EventViewer, selection: EventSelection, after: SortKey | null, limit: number): Promise<EventRow[]> {
+  let query = db
+    .selectFrom('events as e')
+    .innerJoin('groups as g', 'g.id', 'e.group_id')
+    .selectAll('e')
+    .where((eb) => eventVisibleTo(eb as EventQuery, viewer));
+  const { group } = selection;
+  if (group) query = group.below ? query.where(groupAmong('g', [group.path], [])) : query.where('e.group_id', '=', group.id);
+  if (selection.from !== undefined) query = query.where('e.ends_at', '>=', selection.from);
+  if (selection.to !== undefined) query = query.where('e.starts_at', '<=', selection.to);
+  if (selection.q !== undefined) query = query.where(sql<SqlBool>`e.name_key like ${`%${escapeLike(selection.q)}%`} escape '\\'`);
+  if (after) query = query.where(sql<SqlBool>`(e.starts_at, e.id) > (${after[0]}, ${after[1]})`);
+  return query.orderBy('e.starts_at').orderBy('e.id').limit(limit + 1).execute();
+}
+
+export const eventSortKey = (row: EventRow): SortKey => [normaliseDbTimestamp(row.starts_at), Number(row.id)];

@@ -1,0 +1,131 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import Type from 'typebox';
+import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
+import { etagOf } from '../../http/etag.js';
+import { limitOf } from '../../http/paging.js';
+import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
+import type { ResourceRouteOptions } from '../groups/routes.js';
+import { changeEvent, createEvent, listEvents, removeEvent, requireManagedEvent, requireVisibleEvent } from './rules.js';
+import { EventListQuery, EventSchema, EventUpdateSchema, NewEventSchema, toApiEvent } from './schemas.js';
+
+const tags = ['events'];
+const EventAnswer = Envelope(Type.Object({ event: EventSchema }));
+const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized. (not a manager of the event)' };
+const changed = { ...ErrorSchema, description: 'If-Match names an older version: The resource was changed by someone else.' };
+const idOf = (params: unknown) => parseId((params as { id?: string }).id);
+
+/** The events module's routes (events.md section 1). */
+const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
+  app.get(
+    '/events',
+    {
+      config: { requires: 'events:read' },
+      schema: {
+        tags,
+        operationId: 'listEvents',
+        summary: 'List events',
+        description:
+          'The events the caller sees, by `starts_at`, then id. Filters: `group_id` (+ `below=true`: its subtree too), `from`/`to` (events overlapping that span), `q` (name contains, ignoring case and accents).',
+        querystring: EventListQuery,
+        response: { 200: Envelope(Type.Object({ events: Type.Array(EventSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) })) },
+      },
+    },
+    async (request) => {
+      const page = await listEvents(request.tenant.db, await accessOf(request), request.query, limitOf(request.query), cursors);
+      return ok({ events: page.rows.map(toApiEvent), next_cursor: page.nextCursor });
+    },
+  );
+
+  app.get(
+    '/events/:id',
+    {
+      config: { requires: 'events:read' },
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'getEvent',
+        summary: 'An event',
+        description: 'For members of its group or below, participants, the guardians of these, and those with `read` on its group. ETag: the version of the event.',
+        response: { 200: EventAnswer },
+      },
+    },
+    async (request, reply) => {
+      const { event } = await requireVisibleEvent(request.tenant.db, await accessOf(request), idOf(request.params));
+      reply.header('etag', etagOf(event.version));
+      return ok({ event: toApiEvent(event) });
+    },
+  );
+
+  app.post(
+    '/events',
+    {
+      config: { requires: 'events:write' },
+      schema: {
+        tags,
+        operationId: 'createEvent',
+        summary: 'Create an event',
+        description: 'Needs `write` on `group_id` (the managers of an event are those with `write` on its group).',
+        body: NewEventSchema,
+        response: { 201: EventAnswer, 403: forbidden },
+      },
+    },
+    async (request, reply) => {
+      const event = await createEvent(request.tenant.db, await accessOf(request), request.body);
+      return reply.code(201).header('etag', etagOf(event.version)).send(ok({ event: toApiEvent(event) }));
+    },
+  );
+
+  // Seen (404), then managed (403), before the body is read.
+  const managed = beforeBody(async (request) => {
+    const access = await accessOf(request);
+    return { access, ...(await requireManagedEvent(request.tenant.db, access, idOf(request.params))) };
+  });
+
+  app.patch(
+    '/events/:id',
+    {
+      config: { requires: 'events:write' },
+      preParsing: managed.preParsing,
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'updateEvent',
+        summary: 'Change an event',
+        description:
+          'Managers. `capacity` may not drop below the accepted participants; a raised capacity accepts the first of the waiting list. A move (`group_id`) needs `write` on the new group too. Honours If-Match.',
+        body: EventUpdateSchema,
+        response: { 200: EventAnswer, 403: forbidden, 412: changed },
+      },
+    },
+    async (request, reply) => {
+      const { access, ...found } = managed.found(request);
+      const updated = await changeEvent(request.tenant.db, access, found, request.body, request.headers['if-match']);
+      reply.header('etag', etagOf(updated.version));
+      return ok({ event: toApiEvent(updated) });
+    },
+  );
+
+  app.delete(
+    '/events/:id',
+    {
+      config: { requires: 'events:write' },
+      preParsing: managed.preParsing,
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'deleteEvent',
+        summary: 'Delete an event',
+        description: 'Managers; not while a participation is pending, accepted or waitlisted. Honours If-Match.',
+        response: { 204: NoContent, 403: forbidden, 412: changed, 422: { ...ValidationErrorSchema, description: 'The event has participants.' } },
+      },
+    },
+    async (request, reply) => {
+      const { access: _access, ...found } = managed.found(request);
+      await removeEvent(request.tenant.db, found, request.headers['if-match']);
+      return (reply as FastifyReply).code(204).send();
+    },
+  );
+};
+
+export default eventRoutes;

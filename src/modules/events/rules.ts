@@ -1,0 +1,188 @@
+import type { Kysely } from 'kysely';
+import { atLeast } from '../../access/permissions.js';
+import type { TenantDatabase } from '../../db/types.js';
+import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
+import { requireIfMatch } from '../../http/etag.js';
+import type { CursorCodec, Page } from '../../http/paging.js';
+import { sortKey } from '../../lib/sort-key.js';
+import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
+import { findGroup, type GroupRow } from '../groups/queries.js';
+import { householdOf, type Access } from '../permissions/rules.js';
+import { fillSeats, lockEventOrThrow } from '../participations/seats.js';
+import {
+  deleteEvent,
+  eventSortKey,
+  findEvent,
+  hasLiveParticipations,
+  insertEvent,
+  listVisibleEvents,
+  updateEvent,
+  type EventRow,
+  type EventSelection,
+  type EventValues,
+  type EventViewer,
+} from './queries.js';
+import type { EventListFilters, EventUpdate, NewEvent } from './schemas.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+/** An event as a request found it: its group, and whether the caller manages it. */
+export interface FoundEvent {
+  event: EventRow;
+  group: GroupRow;
+  /** `write` on the event's group (events.md section 1: managers). */
+  manager: boolean;
+}
+
+/** Who the caller is for events: the people they speak for, their groups, where they may read. */
+export async function viewerOf(db: TenantDb, access: Access): Promise<EventViewer> {
+  const household = await householdOf(db, access);
+  return { personIds: household.personIds, groupIdsAtOrAbove: household.groupIdsAtOrAbove, readable: access.groupsWith('read') };
+}
+
+export const managesGroup = (access: Access, group: Pick<GroupRow, 'path'>): boolean => atLeast(access.on(group.path), 'write');
+
+async function requireGroupOf(db: TenantDb, groupId: number): Promise<GroupRow> {
+  const group = await findGroup(db, groupId);
+  if (!group) throw errors.notFound('Group');
+  return group;
+}
+
+/**
+ * An event the caller sees (events.md section 1): `read` on its group; an active membership of
+ * the caller or a ward in its group or below; a participation of the caller or a ward. Else 404
+ * `Event not found.`, exactly as for an id that does not exist.
+ */
+export async function requireVisibleEvent(db: TenantDb, access: Access, id: number | null): Promise<FoundEvent> {
+  const event = id === null ? undefined : await findEvent(db, id);
+  if (!event) throw errors.notFound('Event');
+  const group = await requireGroupOf(db, Number(event.group_id));
+  const found = { event, group, manager: managesGroup(access, group) };
+  if (atLeast(access.on(group.path), 'read')) return found;
+  const viewer = await viewerOf(db, access);
+  if (viewer.groupIdsAtOrAbove.includes(Number(group.id))) return found;
+  const participates = await db
+    .selectFrom('participations')
+    .select('id')
+    .where('event_id', '=', Number(event.id))
+    .where('person_id', 'in', viewer.personIds)
+    .executeTakeFirst();
+  if (participates) return found;
+  throw errors.notFound('Event');
+}
+
+/** An event the caller manages: 404 when they cannot see it, 403 when they only see it. */
+export async function requireManagedEvent(db: TenantDb, access: Access, id: number | null): Promise<FoundEvent> {
+  const found = await requireVisibleEvent(db, access, id);
+  if (!found.manager) throw errors.unauthorized();
+  return found;
+}
+
+const LIST = 'events';
+
+export async function listEvents(db: TenantDb, access: Access, filters: EventListFilters, limit: number, cursors: CursorCodec): Promise<Page<EventRow>> {
+  const after = filters.cursor === undefined ? null : cursors.decode(LIST, filters.cursor);
+  const selection: EventSelection = {};
+  if (filters.group_id !== undefined) {
+    const group = await requireGroupOf(db, filters.group_id);
+    selection.group = { id: Number(group.id), path: group.path, below: filters.below === true };
+  }
+  if (filters.from !== undefined) selection.from = toDbTimestamp(new Date(filters.from));
+  if (filters.to !== undefined) selection.to = toDbTimestamp(new Date(filters.to));
+  if (filters.q !== undefined) selection.q = sortKey(filters.q);
+  const rows = await listVisibleEvents(db, await viewerOf(db, access), selection, after, limit);
+  return cursors.page(LIST, rows, limit, eventSortKey);
+}
+
+const moment = (text: string | null | undefined): string | null | undefined =>
+  text === undefined ? undefined : text === null ? null : toDbTimestamp(new Date(text));
+
+/** Dates in order: ends_at not before starts_at, the registration window not closing before it opens. */
+function datesProblems(values: Pick<EventValues, 'starts_at' | 'ends_at' | 'registration_opens_at' | 'registration_closes_at'>): FieldErrors | null {
+  const problems: FieldErrors = {};
+  if (values.ends_at < values.starts_at) problems.ends_at = [fieldMessages.dateAfterOrEqual('ends_at', 'starts_at')];
+  const { registration_opens_at: opens, registration_closes_at: closes } = values;
+  if (opens !== null && closes !== null && closes < opens) {
+    problems.registration_closes_at = [fieldMessages.dateAfterOrEqual('registration_closes_at', 'registration_opens_at')];
+  }
+  return Object.keys(problems).length > 0 ? problems : null;
+}
+
+/** POST /events: a manager of the group (404 for a group that does not exist). */
+export async function createEvent(db: TenantDb, access: Access, input: NewEvent): Promise<EventRow> {
+  const group = await requireGroupOf(db, input.group_id);
+  if (!managesGroup(access, group)) throw errors.unauthorized();
+  const values: EventValues = {
+    group_id: Number(group.id),
+    name: input.name,
+    name_key: sortKey(input.name),
+    description: input.description ?? null,
+    location: input.location ?? null,
+    starts_at: moment(input.starts_at)!,
+    ends_at: moment(input.ends_at)!,
+    registration_opens_at: moment(input.registration_opens_at) ?? null,
+    registration_closes_at: moment(input.registration_closes_at) ?? null,
+    capacity: input.capacity ?? null,
+    waiting_list: input.waiting_list === false ? 0 : 1,
+    requires_approval: input.requires_approval === true ? 1 : 0,
+  };
+  const problems = datesProblems(values);
+  if (problems) throw errors.validation(problems);
+  return db.transaction().execute((trx) => insertEvent(trx, values, toDbTimestamp(new Date())));
+}
+
+/**
+ * PATCH /events/{id} (managers): a move to another group needs `write` there too; `capacity` may
+ * not drop below the accepted participants; a raised capacity accepts the first of the queue.
+ */
+export async function changeEvent(db: TenantDb, access: Access, found: FoundEvent, input: EventUpdate, ifMatch: string | undefined): Promise<EventRow> {
+  if (input.group_id !== undefined && input.group_id !== Number(found.event.group_id)) {
+    const target = await requireGroupOf(db, input.group_id);
+    if (!managesGroup(access, target)) throw errors.unauthorized();
+  }
+  return db.transaction().execute(async (trx) => {
+    const current = await lockEventOrThrow(trx, Number(found.event.id));
+    requireIfMatch(ifMatch, current.version);
+    const changes: Partial<EventValues> = {};
+    if (input.group_id !== undefined) changes.group_id = input.group_id;
+    if (input.name !== undefined) Object.assign(changes, { name: input.name, name_key: sortKey(input.name) });
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.location !== undefined) changes.location = input.location;
+    if (input.starts_at !== undefined) changes.starts_at = moment(input.starts_at)!;
+    if (input.ends_at !== undefined) changes.ends_at = moment(input.ends_at)!;
+    if (input.registration_opens_at !== undefined) changes.registration_opens_at = moment(input.registration_opens_at) ?? null;
+    if (input.registration_closes_at !== undefined) changes.registration_closes_at = moment(input.registration_closes_at) ?? null;
+    if (input.capacity !== undefined) changes.capacity = input.capacity;
+    if (input.waiting_list !== undefined) changes.waiting_list = input.waiting_list ? 1 : 0;
+    if (input.requires_approval !== undefined) changes.requires_approval = input.requires_approval ? 1 : 0;
+    const stored = (value: string | null) => (value === null ? null : normaliseDbTimestamp(value));
+    const problems = datesProblems({
+      starts_at: changes.starts_at ?? normaliseDbTimestamp(current.starts_at),
+      ends_at: changes.ends_at ?? normaliseDbTimestamp(current.ends_at),
+      registration_opens_at: changes.registration_opens_at === undefined ? stored(current.registration_opens_at) : changes.registration_opens_at,
+      registration_closes_at: changes.registration_closes_at === undefined ? stored(current.registration_closes_at) : changes.registration_closes_at,
+    });
+    if (problems) throw errors.validation(problems);
+    if (changes.capacity !== undefined && changes.capacity !== null && changes.capacity < Number(current.participants_count)) {
+      throw errors.invalidField('capacity', ruleMessages.capacityBelowAccepted);
+    }
+    const now = toDbTimestamp(new Date());
+    const updated = await updateEvent(trx, Number(current.id), changes, now);
+    if (changes.capacity !== undefined) {
+      const counts = { participants_count: Number(updated.participants_count), waitlist_count: Number(updated.waitlist_count) };
+      await fillSeats(trx, updated, counts, now);
+      return { ...updated, ...counts };
+    }
+    return updated;
+  });
+}
+
+/** DELETE /events/{id} (managers): not while a participation is pending, accepted or waitlisted. */
+export async function removeEvent(db: TenantDb, found: FoundEvent, ifMatch: string | undefined): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const current = await lockEventOrThrow(trx, Number(found.event.id));
+    requireIfMatch(ifMatch, current.version);
+    if (await hasLiveParticipations(trx, Number(current.id))) throw errors.ruleBroken('event', ruleMessages.eventHasParticipants);
+    await deleteEvent(trx, Number(current.id));
+  });
+}

@@ -1,0 +1,177 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { ParticipationRole, ParticipationState, ParticipationsTable, TenantDatabase } from '../../db/types.js';
+import { binaryText } from '../../db/collation.js';
+import { eventVisibleTo, type EventQuery, type EventViewer } from '../events/queries.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+export type ParticipationRow = Selectable<ParticipationsTable>;
+
+/** A participation with the names of its person, as every answer shows it. */
+export interface ParticipationItemRow extends ParticipationRow {
+  p_firstname: string;
+  p_lastname: string;
+}
+
+const nextVersion = sql<number>`version + 1`;
+
+function withPerson(db: TenantDb) {
+  return db
+    .selectFrom('participations as pa')
+    .innerJoin('users as p', 'p.id', 'pa.person_id')
+    .selectAll('pa')
+    .select(['p.firstname as p_firstname', 'p.lastname as p_lastname']);
+}
+
+export const findParticipation = (db: TenantDb, id: number): Promise<ParticipationItemRow | undefined> =>
+  withPerson(db).where('pa.id', '=', id).executeTakeFirst();
+
+export const findLiveParticipation = (db: TenantDb, eventId: number, personId: number) =>
+  db
+    .selectFrom('participations')
+    .select('id')
+    .where('event_id', '=', eventId)
+    .where('person_id', '=', personId)
+    .where('state', 'in', ['pending', 'accepted', 'waitlisted'])
+    .executeTakeFirst();
+
+export async function insertParticipation(
+  db: TenantDb,
+  values: Pick<ParticipationRow, 'event_id' | 'person_id' | 'role' | 'state' | 'waitlist_position' | 'notes'>,
+  now: string,
+): Promise<number> {
+  const row = await db
+    .insertInto('participations')
+    .values({ ...values, attended: null, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export type ParticipationChanges = Partial<Pick<ParticipationRow, 'role' | 'state' | 'waitlist_position' | 'attended' | 'notes'>>;
+
+export async function updateParticipation(db: TenantDb, id: number, changes: ParticipationChanges, now: string): Promise<void> {
+  await db.updateTable('participations').set({ ...changes, updated_at: now, version: nextVersion }).where('id', '=', id).execute();
+}
+
+/**
+ * The queue moves up by `by` behind `position`: a derived value, so the rows keep their version
+ * and `updated_at` (events.md section 4).
+ */
+export async function moveQueueUp(db: TenantDb, eventId: number, position: number, by: number): Promise<void> {
+  await db
+    .updateTable('participations')
+    .set({ waitlist_position: sql<number>`waitlist_position - ${by}` })
+    .where('event_id', '=', eventId)
+    .where('state', '=', 'waitlisted')
+    .where('waitlist_position', '>', position)
+    .execute();
+}
+
+/** The first `count` of the queue are accepted (each a change of its own row). */
+export async function acceptFirstInQueue(db: TenantDb, eventId: number, count: number, now: string): Promise<number[]> {
+  const promoted = await db
+    .selectFrom('participations')
+    .select('id')
+    .where('event_id', '=', eventId)
+    .where('state', '=', 'waitlisted')
+    .where('waitlist_position', '<=', count)
+    .execute();
+  const ids = promoted.map((row) => Number(row.id));
+  if (ids.length === 0) return ids;
+  await db
+    .updateTable('participations')
+    .set({ state: 'accepted', waitlist_position: null, updated_at: now, version: nextVersion })
+    .where('id', 'in', ids)
+    .execute();
+  return ids;
+}
+
+/** The live participations of a person (erasure frees their seats and places). */
+export const liveParticipationsOf = (db: TenantDb, personId: number) =>
+  db
+    .selectFrom('participations')
+    .selectAll()
+    .where('person_id', '=', personId)
+    .where('state', 'in', ['pending', 'accepted', 'waitlisted'])
+    .orderBy('event_id')
+    .execute();
+
+export const deleteParticipation = async (db: TenantDb, id: number): Promise<void> => {
+  await db.deleteFrom('participations').where('id', '=', id).execute();
+};
+
+export interface ParticipationFilters {
+  state?: ParticipationState;
+  role?: ParticipationRole;
+  /** Only these people's participations (a non-manager sees their own and their wards'). */
+  personIds?: number[];
+}
+
+/** An event's participations by id (keyset), with the columns of the CSV too. */
+export function listEventParticipations(db: TenantDb, eventId: number, filters: ParticipationFilters, afterId: number | null, limit: number) {
+  let query = db
+    .selectFrom('participations as pa')
+    .innerJoin('users as p', 'p.id', 'pa.person_id')
+    .selectAll('pa')
+    .select([
+      'p.firstname as p_firstname',
+      'p.lastname as p_lastname',
+      'p.is_vegetarian as p_is_vegetarian',
+      'p.can_swimm as p_can_swimm',
+      'p.email as p_email',
+      'p.phonenumber as p_phonenumber',
+      'p.phonenumber_mobile as p_phonenumber_mobile',
+    ])
+    .where('pa.event_id', '=', eventId);
+  if (filters.state !== undefined) query = query.where('pa.state', '=', filters.state);
+  if (filters.role !== undefined) query = query.where('pa.role', '=', filters.role);
+  if (filters.personIds !== undefined) query = query.where('pa.person_id', 'in', filters.personIds.length > 0 ? filters.personIds : [0]);
+  if (afterId !== null) query = query.where('pa.id', '>', afterId);
+  return query.orderBy('pa.id').limit(limit + 1).execute();
+}
+export type EventParticipationRow = Awaited<ReturnType<typeof listEventParticipations>>[number];
+
+/** A person's participations in the events the viewer sees, by id (keyset), with the event's group. */
+export function listPersonParticipations(db: TenantDb, personId: number, viewer: EventViewer, afterId: number | null, limit: number) {
+  let query = withPerson(db)
+    .innerJoin('events as e', 'e.id', 'pa.event_id')
+    .innerJoin('groups as g', 'g.id', 'e.group_id')
+    .select(['g.path as g_path'])
+    .where('pa.person_id', '=', personId)
+    .where((eb) => eventVisibleTo(eb as unknown as EventQuery, viewer));
+  if (afterId !== null) query = query.where('pa.id', '>', afterId);
+  return query.orderBy('pa.id').limit(limit + 1).execute();
+}
+
+/** Counts by state and role, for the summary. */
+export const countByStateAndRole = (db: TenantDb, eventId: number) =>
+  db
+    .selectFrom('participations')
+    .select(['state', 'role', sql<number>`count(*)`.as('count')])
+    .where('event_id', '=', eventId)
+    .groupBy(['state', 'role'])
+    .execute();
+
+/** Over the accepted participations (every role): the kitchen's and the lifeguard's numbers. */
+export async function acceptedFacts(db: TenantDb, eventId: number) {
+  const accepted = db
+    .selectFrom('participations as pa')
+    .innerJoin('users as p', 'p.id', 'pa.person_id')
+    .where('pa.event_id', '=', eventId)
+    .where('pa.state', '=', 'accepted');
+  const counts = await accepted
+    .select([
+      sql<number>`coalesce(sum(case when p.is_vegetarian = ${sql.lit(true)} then 1 else 0 end), 0)`.as('vegetarians'),
+      sql<number>`coalesce(sum(case when pa.attended = ${sql.lit(true)} then 1 else 0 end), 0)`.as('attended'),
+    ])
+    .executeTakeFirstOrThrow();
+  const nonSwimmers = await accepted
+    .select(['p.id', 'p.firstname', 'p.lastname'])
+    .where(sql<boolean>`p.can_swimm = ${sql.lit(false)}`)
+    .orderBy('p.lastname_key')
+    .orderBy('p.firstname_key')
+    .orderBy(binaryText(db, 'p.lastname'))
+    .orderBy('p.id')
+    .execute();
+  return { vegetarians: Number(counts.vegetarians), attended: Number(counts.attended), nonSwimmers };
+}

@@ -1,0 +1,188 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import { hasAbility } from '../../access/abilities.js';
+import { atLeast } from '../../access/permissions.js';
+import { errors } from '../../errors.js';
+import { callerOf } from '../../http/auth.js';
+import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
+import { JsonOrCsv, sendCsv, wantsCsv } from '../../http/csv.js';
+import { etagOf } from '../../http/etag.js';
+import { limitOf } from '../../http/paging.js';
+import { Envelope, ErrorSchema } from '../../http/schemas.js';
+import { requireVisibleEvent, viewerOf } from '../events/rules.js';
+import type { ResourceRouteOptions } from '../groups/routes.js';
+import { householdOf } from '../permissions/rules.js';
+import { requireVisiblePerson } from '../people/rules.js';
+import { participantsCsv } from './csv.js';
+import { listEventParticipations, listPersonParticipations } from './queries.js';
+import { changeParticipation, register, requireVisibleParticipation, summaryOf } from './rules.js';
+import {
+  EventParticipationsQuery,
+  NewParticipationSchema,
+  ParticipationSchema,
+  ParticipationUpdateSchema,
+  PersonParticipationsQuery,
+  SummarySchema,
+  toApiParticipation,
+} from './schemas.js';
+
+const tags = ['participations'];
+const ParticipationAnswer = Envelope(Type.Object({ participation: ParticipationSchema }));
+const ParticipationList = Envelope(Type.Object({ participations: Type.Array(ParticipationSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }));
+const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized.' };
+const changed = { ...ErrorSchema, description: 'If-Match names an older version: The resource was changed by someone else.' };
+const idOf = (params: unknown) => parseId((params as { id?: string }).id);
+const tokenMayWrite = (request: FastifyRequest) => hasAbility(callerOf(request).abilities, 'events:write');
+
+/** The participations module's routes (events.md section 2). */
+const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
+  const visibleEvent = beforeBody(async (request) => {
+    const access = await accessOf(request);
+    return { access, ...(await requireVisibleEvent(request.tenant.db, access, idOf(request.params))) };
+  });
+
+  app.post(
+    '/events/:id/participations',
+    {
+      config: { requires: 'events:read' },
+      preParsing: visibleEvent.preParsing,
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'register',
+        summary: 'Register for an event',
+        description:
+          'Oneself or a ward (`events:read`), or, for managers with `events:write`, any person they see, in any role, also outside the registration window. The answer\'s state: pending (approval needed), accepted, or waitlisted; else 422 The event is full.',
+        body: NewParticipationSchema,
+        response: { 201: ParticipationAnswer, 403: forbidden },
+      },
+    },
+    async (request, reply) => {
+      const { access, ...found } = visibleEvent.found(request);
+      const created = await register(request.tenant.db, access, found, tokenMayWrite(request), request.body);
+      return reply.code(201).header('etag', etagOf(created.version)).send(ok({ participation: toApiParticipation(created, true) }));
+    },
+  );
+
+  app.get(
+    '/events/:id/participations',
+    {
+      config: { requires: 'events:read' },
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'listEventParticipations',
+        summary: "An event's participations",
+        description:
+          'Managers see all, others their own and their wards\'. Filters `state`, `role`; by id. With `Accept: text/csv` (managers only) every page at once as a CSV file: id, person_id, firstname, lastname, role, state, waitlist_position, attended, is_vegetarian, can_swimm, email, phonenumber, phonenumber_mobile, notes.',
+        querystring: EventParticipationsQuery,
+        response: { 200: JsonOrCsv(ParticipationList, 'The participant list'), 403: forbidden },
+      },
+    },
+    async (request, reply) => {
+      const access = await accessOf(request);
+      const { event, manager } = await requireVisibleEvent(request.tenant.db, access, idOf(request.params));
+      const { query } = request;
+      const filters = {
+        ...(query.state !== undefined ? { state: query.state } : {}),
+        ...(query.role !== undefined ? { role: query.role } : {}),
+        ...(manager ? {} : { personIds: (await householdOf(request.tenant.db, access)).personIds }),
+      };
+      if (wantsCsv(request)) {
+        if (!manager) throw errors.unauthorized();
+        return sendCsv(reply, `event-${Number(event.id)}-participants.csv`, participantsCsv(request.tenant.db, Number(event.id), filters));
+      }
+      const list = `event-participations:${Number(event.id)}`;
+      const after = query.cursor === undefined ? null : Number(cursors.decode(list, query.cursor)[0]);
+      const limit = limitOf(query);
+      const rows = await listEventParticipations(request.tenant.db, Number(event.id), filters, after, limit);
+      const page = cursors.page(list, rows, limit, (row) => [Number(row.id)]);
+      return ok({ participations: page.rows.map((row) => toApiParticipation(row, true)), next_cursor: page.nextCursor });
+    },
+  );
+
+  app.get(
+    '/events/:id/summary',
+    {
+      config: { requires: 'events:read' },
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'eventSummary',
+        summary: "An event's numbers for the kitchen and the lifeguard",
+        description: 'Managers. Counts by state; helpers, leaders, vegetarians, non-swimmers and attended over the accepted participations.',
+        response: { 200: Envelope(Type.Object({ summary: SummarySchema })), 403: forbidden },
+      },
+    },
+    async (request) => {
+      const { event, manager } = await requireVisibleEvent(request.tenant.db, await accessOf(request), idOf(request.params));
+      if (!manager) throw errors.unauthorized();
+      return ok({ summary: await summaryOf(request.tenant.db, Number(event.id)) });
+    },
+  );
+
+  const visibleParticipation = beforeBody(async (request) =>
+    requireVisibleParticipation(request.tenant.db, await accessOf(request), idOf(request.params)),
+  );
+
+  app.patch(
+    '/participations/:id',
+    {
+      config: { requires: 'events:read' },
+      preParsing: visibleParticipation.preParsing,
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'updateParticipation',
+        summary: 'Change a participation',
+        description:
+          'Managers (`events:write`): pending -> accepted | rejected | waitlisted, waitlisted -> accepted, live -> cancelled, `role`, `notes`, `attended`. The person or a guardian (`events:read`): -> cancelled and `notes`. A seat given up goes to the first of the waiting list. Honours If-Match.',
+        body: ParticipationUpdateSchema,
+        response: { 200: ParticipationAnswer, 403: forbidden, 412: changed },
+      },
+    },
+    async (request, reply) => {
+      const found = visibleParticipation.found(request);
+      const updated = await changeParticipation(request.tenant.db, found, tokenMayWrite(request), request.body, request.headers['if-match']);
+      reply.header('etag', etagOf(updated.version));
+      return ok({ participation: toApiParticipation(updated, true) });
+    },
+  );
+
+  app.get(
+    '/people/:id/participations',
+    {
+      config: { requires: 'events:read' },
+      schema: {
+        params: IdParams,
+        tags: ['people', 'participations'],
+        operationId: 'listPersonParticipations',
+        summary: "A person's participations",
+        description: 'In the events the caller sees, by id. `notes` only for the event\'s managers, the person and their guardians.',
+        querystring: PersonParticipationsQuery,
+        response: { 200: ParticipationList },
+      },
+    },
+    async (request) => {
+      const db = request.tenant.db;
+      const access = await accessOf(request);
+      const person = await requireVisiblePerson(db, access, idOf(request.params));
+      const personId = Number(person.id);
+      const viewer = await viewerOf(db, access);
+      const list = `person-participations:${personId}`;
+      const { query } = request;
+      const after = query.cursor === undefined ? null : Number(cursors.decode(list, query.cursor)[0]);
+      const limit = limitOf(query);
+      const rows = await listPersonParticipations(db, personId, viewer, after, limit);
+      const page = cursors.page(list, rows, limit, (row) => [Number(row.id)]);
+      const ownOrWard = viewer.personIds.includes(personId);
+      return ok({
+        participations: page.rows.map((row) => toApiParticipation(row, ownOrWard || atLeast(access.on(row.g_path), 'write'))),
+        next_cursor: page.nextCursor,
+      });
+    },
+  );
+};
+
+export default participationRoutes;

@@ -1,0 +1,160 @@
+import type { Kysely } from 'kysely';
+import type { ParticipationRole, ParticipationState, TenantDatabase } from '../../db/types.js';
+import { errors, ruleMessages } from '../../errors.js';
+import { requireIfMatch } from '../../http/etag.js';
+import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
+import { findGroup } from '../groups/queries.js';
+import { findEvent, type EventRow } from '../events/queries.js';
+import { managesGroup, type FoundEvent } from '../events/rules.js';
+import { canSeePerson, householdOf, type Access, type Household } from '../permissions/rules.js';
+import {
+  acceptedFacts,
+  countByStateAndRole,
+  findLiveParticipation,
+  findParticipation,
+  type ParticipationItemRow,
+} from './queries.js';
+import { changePlace, lockEventOrThrow, takePlace } from './seats.js';
+import { isSelfServiceTransition, isTransition } from './states.js';
+import type { NewParticipation, ParticipationUpdate } from './schemas.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+/** What the caller may do with an event's participations: as a manager, or for their household. */
+export interface Rights {
+  /** A manager of the event whose token carries `events:write`. */
+  manages: boolean;
+  household: Household;
+}
+
+export async function rightsOn(db: TenantDb, access: Access, found: Pick<FoundEvent, 'manager'>, tokenMayWrite: boolean): Promise<Rights> {
+  return { manages: found.manager && tokenMayWrite, household: await householdOf(db, access) };
+}
+
+/** Whether the registration window is open at `now` (no bound: always open on that side). */
+function registrationOpen(event: EventRow, now: string): boolean {
+  const opens = event.registration_opens_at === null ? null : normaliseDbTimestamp(event.registration_opens_at);
+  const closes = event.registration_closes_at === null ? null : normaliseDbTimestamp(event.registration_closes_at);
+  return (opens === null || opens <= now) && (closes === null || now <= closes);
+}
+
+/**
+ * POST /events/{id}/participations (events.md section 2): the caller registers themself or a
+ * ward; managers (with `events:write`) anyone they see, in any role, also outside the window.
+ * The seat, the queue or "full" is decided with the event's row locked (seats.ts).
+ */
+export async function register(db: TenantDb, access: Access, found: FoundEvent, tokenMayWrite: boolean, input: NewParticipation): Promise<ParticipationItemRow> {
+  const rights = await rightsOn(db, access, found, tokenMayWrite);
+  const personId = input.person_id;
+  if (!rights.household.personIds.includes(personId)) {
+    const seen = (await personExists(db, personId)) && (await canSeePerson(db, access, personId));
+    if (!seen) throw errors.notFound('Person');
+    if (!tokenMayWrite) throw errors.abilityMissing();
+    if (!rights.manages) throw errors.unauthorized();
+  }
+  const role: ParticipationRole = input.role ?? 'participant';
+  if (role !== 'participant' && !rights.manages) throw errors.unauthorized();
+  const now = toDbTimestamp(new Date());
+  if (!rights.manages && !registrationOpen(found.event, now)) throw errors.ruleBroken('event', ruleMessages.registrationClosed);
+  const id = await db.transaction().execute(async (trx) => {
+    const event = await lockEventOrThrow(trx, Number(found.event.id));
+    if (await findLiveParticipation(trx, Number(event.id), personId)) throw errors.invalidField('person_id', ruleMessages.alreadyRegistered);
+    return takePlace(trx, event, { personId, role, notes: input.notes ?? null }, now);
+  });
+  return (await findParticipation(db, id))!;
+}
+
+const personExists = async (db: TenantDb, id: number): Promise<boolean> =>
+  (await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+
+/** A participation as a request found it, with the caller's relation to it. */
+export interface FoundParticipation {
+  participation: ParticipationItemRow;
+  event: EventRow;
+  /** `write` on the event's group. */
+  manager: boolean;
+  /** The caller is the person, or one of their guardians. */
+  ownOrWard: boolean;
+}
+
+/**
+ * A participation the caller sees: managers of its event see every one, the person and their
+ * guardians their own. Everyone else: 404 `Participation not found.`
+ */
+export async function requireVisibleParticipation(db: TenantDb, access: Access, id: number | null): Promise<FoundParticipation> {
+  const participation = id === null ? undefined : await findParticipation(db, id);
+  if (!participation) throw errors.notFound('Participation');
+  const event = (await findEvent(db, Number(participation.event_id)))!;
+  const group = (await findGroup(db, Number(event.group_id)))!;
+  const manager = managesGroup(access, group);
+  const household = await householdOf(db, access);
+  const ownOrWard = household.personIds.includes(Number(participation.person_id));
+  if (!manager && !ownOrWard) throw errors.notFound('Participation');
+  return { participation, event, manager, ownOrWard };
+}
+
+/**
+ * PATCH /participations/{id}: managers (with `events:write`) make every transition of the state
+ * machine and set role, notes and attended; the person and their guardians cancel and write
+ * notes. A transition nobody may make is 422; one only managers may make is 403 for others.
+ */
+export async function changeParticipation(
+  db: TenantDb,
+  found: FoundParticipation,
+  tokenMayWrite: boolean,
+  input: ParticipationUpdate,
+  ifMatch: string | undefined,
+): Promise<ParticipationItemRow> {
+  const manages = found.manager && tokenMayWrite;
+  if (!manages && !found.ownOrWard) throw errors.abilityMissing();
+  const decide = (from: ParticipationState): ParticipationState => {
+    const to = input.state ?? from;
+    if (to === from) return from;
+    if (!isTransition(from, to)) throw errors.invalidField('state', ruleMessages.stateCannotChange(from, to));
+    if (!manages && !isSelfServiceTransition(from, to)) throw errors.unauthorized();
+    return to;
+  };
+  if (!manages && (input.role !== undefined || input.attended !== undefined)) throw errors.unauthorized();
+  decide(found.participation.state);
+  const id = Number(found.participation.id);
+  await db.transaction().execute(async (trx) => {
+    const event = await lockEventOrThrow(trx, Number(found.event.id));
+    const current = await findParticipation(trx, id);
+    if (!current) throw errors.notFound('Participation');
+    requireIfMatch(ifMatch, current.version);
+    // Decided again on the row as it is now: the queue may have moved since it was first read.
+    const state = decide(current.state);
+    const role = input.role ?? current.role;
+    const attended = input.attended;
+    if (attended !== undefined && attended !== null && state !== 'accepted') {
+      throw errors.invalidField('attended', ruleMessages.attendedOnlyAccepted);
+    }
+    const other = {
+      ...(input.notes !== undefined ? { notes: input.notes } : {}),
+      ...(attended !== undefined ? { attended: attended === null ? null : attended ? (1 as const) : (0 as const) } : {}),
+    };
+    const placement = { id, role: current.role, state: current.state, waitlist_position: current.waitlist_position };
+    await changePlace(trx, event, placement, { role, state }, other, toDbTimestamp(new Date()));
+  });
+  return (await findParticipation(db, id))!;
+}
+
+/** GET /events/{id}/summary: the kitchen's and the lifeguard's numbers (events.md section 4). */
+export async function summaryOf(db: TenantDb, eventId: number) {
+  const counts = await countByStateAndRole(db, eventId);
+  const count = (state: ParticipationState, role?: ParticipationRole) =>
+    counts.filter((row) => row.state === state && (role === undefined || row.role === role)).reduce((sum, row) => sum + Number(row.count), 0);
+  const facts = await acceptedFacts(db, eventId);
+  return {
+    accepted: count('accepted', 'participant'),
+    pending: count('pending'),
+    waitlisted: count('waitlisted'),
+    cancelled: count('cancelled'),
+    rejected: count('rejected'),
+    helpers: count('accepted', 'helper'),
+    leaders: count('accepted', 'leader'),
+    vegetarians: facts.vegetarians,
+    non_swimmers: facts.nonSwimmers.map((person) => ({ id: Number(person.id), firstname: person.firstname, lastname: person.lastname })),
+    attended: facts.attended,
+  };
+}

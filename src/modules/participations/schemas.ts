@@ -1,0 +1,93 @@
+import Type, { type Static } from 'typebox';
+import { PagingQuery } from '../../http/paging.js';
+import { Timestamp } from '../../http/schemas.js';
+import { toApiTimestamp } from '../../lib/time.js';
+import { StoredText } from '../../lib/validation.js';
+import type { ParticipationItemRow } from './queries.js';
+import { ROLES, STATES } from './states.js';
+
+const Role = Type.Union([Type.Literal('participant'), Type.Literal('helper'), Type.Literal('leader')]);
+const State = Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('waitlisted'), Type.Literal('rejected'), Type.Literal('cancelled')]);
+// The schemas name every role and state of the state machine, no more.
+const sameRoles: (typeof ROLES)[number] extends Static<typeof Role> ? true : never = true;
+const sameStates: (typeof STATES)[number] extends Static<typeof State> ? true : never = true;
+void sameRoles;
+void sameStates;
+const Notes = Type.Union([StoredText({ maxLength: 2000 }), Type.Null()]);
+
+/**
+ * A participation (events.md section 2), fields in this order. `notes` (allergies, medication) is
+ * left out of the item for anyone but the event's managers, the person and their guardians.
+ */
+export const ParticipationSchema = Type.Object({
+  id: Type.Integer(),
+  event_id: Type.Integer(),
+  person_id: Type.Integer(),
+  role: Role,
+  state: State,
+  waitlist_position: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+  attended: Type.Union([Type.Boolean(), Type.Null()]),
+  notes: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  person: Type.Object({ id: Type.Integer(), firstname: Type.String(), lastname: Type.String() }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type ApiParticipation = Static<typeof ParticipationSchema>;
+
+export const NewParticipationSchema = Type.Object({
+  person_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  role: Type.Optional(Role),
+  notes: Type.Optional(Notes),
+});
+export type NewParticipation = Static<typeof NewParticipationSchema>;
+
+export const ParticipationUpdateSchema = Type.Object({
+  state: Type.Optional(State),
+  role: Type.Optional(Role),
+  notes: Type.Optional(Notes),
+  attended: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+});
+export type ParticipationUpdate = Static<typeof ParticipationUpdateSchema>;
+
+export const EventParticipationsQuery = Type.Object(
+  { state: Type.Optional(State), role: Type.Optional(Role), ...PagingQuery },
+  { additionalProperties: false },
+);
+export type EventParticipationFilters = Static<typeof EventParticipationsQuery>;
+
+export const PersonParticipationsQuery = Type.Object({ ...PagingQuery }, { additionalProperties: false });
+
+const Name = Type.Object({ id: Type.Integer(), firstname: Type.String(), lastname: Type.String() });
+
+/** GET /events/{id}/summary: counts over the event's participations, and the lifeguard's list. */
+export const SummarySchema = Type.Object({
+  accepted: Type.Integer({ description: 'Accepted participants (role participant)' }),
+  pending: Type.Integer(),
+  waitlisted: Type.Integer(),
+  cancelled: Type.Integer(),
+  rejected: Type.Integer(),
+  helpers: Type.Integer({ description: 'Accepted helpers' }),
+  leaders: Type.Integer({ description: 'Accepted leaders' }),
+  vegetarians: Type.Integer({ description: 'Over every accepted participation' }),
+  non_swimmers: Type.Array(Name, { description: 'Every accepted participation whose person cannot swim' }),
+  attended: Type.Integer({ description: 'Accepted participations marked attended' }),
+});
+
+export function toApiParticipation(row: ParticipationItemRow, showNotes: boolean): ApiParticipation {
+  const item: ApiParticipation = {
+    id: Number(row.id),
+    event_id: Number(row.event_id),
+    person_id: Number(row.person_id),
+    role: row.role,
+    state: row.state,
+    waitlist_position: row.waitlist_position === null ? null : Number(row.waitlist_position),
+    attended: row.attended === null ? null : Boolean(row.attended),
+    person: { id: Number(row.person_id), firstname: row.p_firstname, lastname: row.p_lastname },
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+  };
+  if (!showNotes) return item;
+  // notes keeps its place after attended.
+  const { person, created_at, updated_at, ...head } = item;
+  return { ...head, notes: row.notes, person, created_at, updated_at };
+}

@@ -1,0 +1,150 @@
+import type { Kysely } from 'kysely';
+import type { ParticipationRole, ParticipationState, TenantDatabase } from '../../db/types.js';
+import { errors, ruleMessages } from '../../errors.js';
+import { lockEvent, setEventCounts, type EventRow } from '../events/queries.js';
+import {
+  acceptFirstInQueue,
+  deleteParticipation,
+  insertParticipation,
+  liveParticipationsOf,
+  moveQueueUp,
+  updateParticipation,
+  type ParticipationChanges,
+} from './queries.js';
+import { registrationState, seatsLeft, takesSeat } from './states.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+/**
+ * Seats and the waiting list (events.md section 2). Every function here runs inside a transaction
+ * that locked the event's row first (lockEvent), so the counts it reads are the latest and no
+ * other writer changes them until it commits: accepted participants never exceed `capacity`, and
+ * waitlist positions stay 1..n without gaps or repeats, however many requests arrive at once.
+ */
+
+interface Counts {
+  participants_count: number;
+  waitlist_count: number;
+}
+
+const countsOf = (event: EventRow): Counts => ({
+  participants_count: Number(event.participants_count),
+  waitlist_count: Number(event.waitlist_count),
+});
+
+/** The event, locked for this transaction, or 404. */
+export async function lockEventOrThrow(trx: TenantDb, eventId: number): Promise<EventRow> {
+  const event = await lockEvent(trx, eventId);
+  if (!event) throw errors.notFound('Event');
+  return event;
+}
+
+/** A new registration: pending, accepted, or at the end of the queue; 422 when the event is full. */
+export async function takePlace(
+  trx: TenantDb,
+  event: EventRow,
+  registration: { personId: number; role: ParticipationRole; notes: string | null },
+  now: string,
+): Promise<number> {
+  const state = registrationState(
+    {
+      capacity: event.capacity === null ? null : Number(event.capacity),
+      participants_count: Number(event.participants_count),
+      waiting_list: Boolean(event.waiting_list),
+      requires_approval: Boolean(event.requires_approval),
+    },
+    registration.role,
+  );
+  if (state === 'full') throw errors.ruleBroken('event', ruleMessages.eventFull);
+  const counts = countsOf(event);
+  const position = state === 'waitlisted' ? counts.waitlist_count + 1 : null;
+  const id = await insertParticipation(
+    trx,
+    { event_id: Number(event.id), person_id: registration.personId, role: registration.role, state, waitlist_position: position, notes: registration.notes },
+    now,
+  );
+  if (takesSeat({ role: registration.role, state })) counts.participants_count++;
+  if (state === 'waitlisted') counts.waitlist_count++;
+  await setEventCounts(trx, Number(event.id), counts);
+  return id;
+}
+
+export interface Placement {
+  id: number;
+  role: ParticipationRole;
+  state: ParticipationState;
+  waitlist_position: number | null;
+}
+
+/**
+ * A participation changes role or state (the transition was allowed by the caller's rights):
+ * a seat needs room, joining the queue needs a waiting list, leaving it moves those behind up,
+ * and a seat given up goes to the first of the queue.
+ */
+export async function changePlace(
+  trx: TenantDb,
+  event: EventRow,
+  current: Placement,
+  next: { role: ParticipationRole; state: ParticipationState },
+  other: Pick<ParticipationChanges, 'attended' | 'notes'>,
+  now: string,
+): Promise<void> {
+  const eventId = Number(event.id);
+  const counts = countsOf(event);
+  const wasSeat = takesSeat(current);
+  const isSeat = takesSeat(next);
+  if (!wasSeat && isSeat && seatsLeft({ capacity: event.capacity, participants_count: counts.participants_count }) < 1) {
+    throw errors.ruleBroken('event', ruleMessages.eventFull);
+  }
+  const changes: ParticipationChanges = { ...other, role: next.role, state: next.state };
+  const wasQueued = current.state === 'waitlisted';
+  const isQueued = next.state === 'waitlisted';
+  if (isQueued && !wasQueued) {
+    if (!event.waiting_list) throw errors.invalidField('state', ruleMessages.eventHasNoWaitingList);
+    counts.waitlist_count++;
+    changes.waitlist_position = counts.waitlist_count;
+  }
+  if (wasQueued && !isQueued) {
+    await moveQueueUp(trx, eventId, Number(current.waitlist_position), 1);
+    counts.waitlist_count--;
+    changes.waitlist_position = null;
+  }
+  counts.participants_count += Number(isSeat) - Number(wasSeat);
+  await updateParticipation(trx, current.id, changes, now);
+  await fillSeats(trx, event, counts, now);
+}
+
+/**
+ * While seats are free and people wait, the first of the queue are accepted, and the rest move
+ * up (after a cancellation, a raised capacity, an erasure). Writes the event's counts.
+ */
+export async function fillSeats(trx: TenantDb, event: Pick<EventRow, 'id' | 'capacity'>, counts: Counts, now: string): Promise<void> {
+  const eventId = Number(event.id);
+  const free = seatsLeft({ capacity: event.capacity === null ? null : Number(event.capacity), participants_count: counts.participants_count });
+  const promoted = Math.min(free, counts.waitlist_count);
+  if (promoted > 0) {
+    await acceptFirstInQueue(trx, eventId, promoted, now);
+    await moveQueueUp(trx, eventId, 0, promoted);
+    counts.participants_count += promoted;
+    counts.waitlist_count -= promoted;
+  }
+  await setEventCounts(trx, eventId, counts);
+}
+
+/**
+ * Erasure (groups.md section 7): the person's participations are deleted, each seat and place
+ * freed exactly as a cancellation frees it, with the same promotion.
+ */
+export async function releasePlacesOf(trx: TenantDb, personId: number, now: string): Promise<void> {
+  for (const participation of await liveParticipationsOf(trx, personId)) {
+    const event = await lockEventOrThrow(trx, Number(participation.event_id));
+    const counts = countsOf(event);
+    if (participation.state === 'waitlisted') {
+      await moveQueueUp(trx, Number(event.id), Number(participation.waitlist_position), 1);
+      counts.waitlist_count--;
+    }
+    if (takesSeat(participation)) counts.participants_count--;
+    await deleteParticipation(trx, Number(participation.id));
+    await fillSeats(trx, event, counts, now);
+  }
+}
