@@ -121,6 +121,35 @@ export function createClient(options: ClientOptions) {
         api.PATCH('/memberships/{id}', { params: { path: { id: String(id) } }, body, ...withIfMatch(ifMatch) }),
       delete: (id: number, ifMatch?: string) => api.DELETE('/memberships/{id}', { params: { path: { id: String(id) } }, ...withIfMatch(ifMatch) }),
     },
+    /** events.md section 1: camps, meetings and courses. */
+    events: {
+      list: (query: Query<'listEvents'> = {}) => api.GET('/events', { params: { query } }),
+      get: (id: number) => api.GET('/events/{id}', { params: { path: { id: String(id) } } }),
+      create: (body: Body<'createEvent'>) => api.POST('/events', { body }),
+      update: (id: number, body: Body<'updateEvent'>, ifMatch?: string) =>
+        api.PATCH('/events/{id}', { params: { path: { id: String(id) } }, body, ...withIfMatch(ifMatch) }),
+      delete: (id: number, ifMatch?: string) => api.DELETE('/events/{id}', { params: { path: { id: String(id) } }, ...withIfMatch(ifMatch) }),
+      summary: (id: number) => api.GET('/events/{id}/summary', { params: { path: { id: String(id) } } }),
+    },
+    /** events.md section 2: registration, the waiting list and the participant lists. */
+    participations: {
+      register: (eventId: number, body: Body<'register'>) => api.POST('/events/{id}/participations', { params: { path: { id: String(eventId) } }, body }),
+      list: (eventId: number, query: Query<'listEventParticipations'> = {}) =>
+        api.GET('/events/{id}/participations', { params: { path: { id: String(eventId) }, query } }),
+      /** The participant list as CSV text (managers). */
+      async csv(eventId: number, query: Query<'listEventParticipations'> = {}) {
+        const result = await api.GET('/events/{id}/participations', {
+          params: { path: { id: String(eventId) }, query },
+          headers: { Accept: 'text/csv' },
+          parseAs: 'text',
+        });
+        return result as unknown as { data?: string; error?: unknown; response: Response };
+      },
+      update: (id: number, body: Body<'updateParticipation'>, ifMatch?: string) =>
+        api.PATCH('/participations/{id}', { params: { path: { id: String(id) } }, body, ...withIfMatch(ifMatch) }),
+      ofPerson: (personId: number, query: Query<'listPersonParticipations'> = {}) =>
+        api.GET('/people/{id}/participations', { params: { path: { id: String(personId) }, query } }),
+    },
   };
 }
 
