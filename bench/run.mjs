@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const ALL = ['baseline', 'user', 'user-invalid', 'login', 'mix', 'tenants', 'user-under-login', 'people-page'];
+const ALL = ['baseline', 'user', 'user-invalid', 'login', 'mix', 'tenants', 'user-under-login', 'people-page', 'register-storm', 'event-summary'];
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
@@ -37,7 +37,7 @@ for (const name of scenarios) if (!ALL.includes(name)) throw new Error(`unknown 
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 if (!values['no-build']) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
-const { setupData, setupPeople, peoplePages, PASSWORD } = await import('./setup-data.mjs');
+const { setupData, setupPeople, peoplePages, setupEvents, registerStorm, PASSWORD } = await import('./setup-data.mjs');
 
 // Both servers run with the Node flags `npm start` gives the service (package.json), so the
 // numbers are those of `npm start`, and the baseline is measured on equal terms.
@@ -108,6 +108,11 @@ let people;
 if (scenarios.includes('people-page')) {
   process.stderr.write('setting up 10,000 people in 400 groups...\n');
   people = await setupPeople(env, { people: smoke ? 500 : 10_000 });
+}
+let events;
+if (scenarios.includes('register-storm') || scenarios.includes('event-summary')) {
+  process.stderr.write('setting up the events tenant (storms of 500 registrations, a camp of 1,000)...\n');
+  events = await setupEvents(env, smoke ? { storms: 1, stormPeople: 150, summaryPeople: 100 } : {});
 }
 let spread = [];
 if (scenarios.includes('tenants')) {
@@ -201,6 +206,39 @@ const product = {
     const headers = { host: people.host, accept: 'application/json', authorization: `Bearer ${people.token}` };
     const pageRequest = { method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length], headers }) };
     return measure(`GET /api/people, region subtree, 50 a page (${count} people)`, server.port, [pageRequest]);
+  },
+  // 500 scouts register at once for a camp of 100 seats (three camps, one storm each): the time
+  // until the last answer is in, and whether the counts came out exact.
+  'register-storm': async () => {
+    const url = `http://127.0.0.1:${server.port}`;
+    const storms = [];
+    for (const eventId of events.stormEvents) storms.push(await registerStorm(url, events, eventId));
+    const people = events.scoutTokens.length;
+    const seats = Math.min(100, people);
+    const exact = storms.every(({ answers, event }) =>
+      answers.every((a) => a.status === 201) && event.participants_count === seats && event.waitlist_count === people - seats);
+    const totals = storms.map((storm) => Math.round(storm.totalMs)).sort((a, b) => a - b);
+    const latencies = storms.flatMap((storm) => storm.answers.map((a) => a.ms)).sort((a, b) => a - b);
+    const at = (q) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]);
+    const median = totals[Math.floor(totals.length / 2)];
+    const row = {
+      scenario: `register-storm: ${people} at once, capacity ${seats} (ms until all answered: ${totals.join(', ')})`,
+      requestsPerSecond: Math.round((people * 1000) / median),
+      p50Ms: at(0.5),
+      p99Ms: at(0.99),
+      non2xx: storms.flatMap((storm) => storm.answers).filter((a) => a.status !== 201).length,
+      errors: exact ? 0 : 1,
+      expect2xx: true,
+      stormTotalsMs: totals,
+      countsExact: exact,
+    };
+    results.push(row);
+    process.stderr.write(`register-storm: ${totals.join(', ')} ms, counts exact: ${exact}\n`);
+    return row;
+  },
+  'event-summary': () => {
+    const headers = { host: events.host, accept: 'application/json', authorization: `Bearer ${events.managerToken}` };
+    return measure('GET /api/events/{id}/summary, 1,000 participants', server.port, [{ method: 'GET', path: `/api/events/${events.summaryEvent}/summary`, headers }]);
   },
   'user-under-login': () =>
     measure('GET /api/user while logins run', server.port, [userRequest], {

@@ -159,3 +159,116 @@ function getJson(url, headers) {
     }).on('error', reject);
   });
 }
+
+/**
+ * The events tenant (issue 16): a troop with `storms` camps of capacity 100, each with 500
+ * members of the troop, every one with a login token, who all register for it at once
+ * (register-storm); and a camp with 1,000 accepted participations, a fifth of them vegetarian and
+ * a third non-swimmers, whose manager asks for the summary (event-summary).
+ */
+export async function setupEvents(env, { storms = 3, stormPeople = 500, summaryPeople = 1000, slug = 'events' } = {}) {
+  const { sortKey } = await import('../dist/lib/sort-key.js');
+  const config = loadConfig(env);
+  const storage = await openStorage(config);
+  await createTenant(storage, slug, 'Events Bench');
+  const db = storage.tenantDb(slug);
+  const now = toDbTimestamp(new Date());
+  const root = await db.selectFrom('groups').select(['id', 'path']).where('parent_id', 'is', null).executeTakeFirstOrThrow();
+  const troop = await db
+    .insertInto('groups')
+    .values({ parent_id: root.id, name: 'Troop', name_key: 'troop', kind: 'troop', description: null, path: root.path, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db.updateTable('groups').set({ path: `${root.path}${Number(troop.id)}/` }).where('id', '=', troop.id).execute();
+  const person = (i, login) => ({
+    username: login ? `scout${i}` : null, email: login ? `scout${i}@example.com` : null, firstname: 'Scout', lastname: `Number ${i}`,
+    lastname_key: sortKey(`Number ${i}`), firstname_key: 'scout', gender_id: null, type_id: null, phonenumber: null, phonenumber_mobile: null,
+    street: null, housenumber: null, zip: null, city: null, is_vegetarian: i % 5 === 0 ? 1 : 0, can_swimm: i % 3 === 0 ? 0 : 1,
+    password: null, is_active: 1, birthday: null, created_at: now, updated_at: now,
+  });
+  const addPeople = async (from, count, login) => {
+    const ids = [];
+    for (let start = 0; start < count; start += 500) {
+      const rows = [];
+      for (let i = start; i < Math.min(count, start + 500); i++) rows.push(person(from + i, login));
+      ids.push(...(await db.insertInto('users').values(rows).returning('id').execute()).map((row) => Number(row.id)));
+      await db
+        .insertInto('memberships')
+        .values(ids.slice(start).map((id) => ({ person_id: id, group_id: troop.id, role_type: 'member', label: null, start_on: '2020-01-01', end_on: null, created_at: now, updated_at: now })))
+        .execute();
+    }
+    return ids;
+  };
+  const addEvent = (name, capacity) =>
+    db
+      .insertInto('events')
+      .values({
+        group_id: troop.id, name, name_key: sortKey(name), description: null, location: null, starts_at: '2031-07-01 08:00:00.000000',
+        ends_at: '2031-07-08 16:00:00.000000', registration_opens_at: null, registration_closes_at: null, capacity, waiting_list: 1,
+        requires_approval: 0, created_at: now, updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+  const scouts = await addPeople(1, stormPeople, true);
+  const scoutTokens = [];
+  for (const id of scouts) scoutTokens.push({ id, token: (await issueToken(db, id, { tokenPrefix: '' })).plainTextToken });
+  const stormEvents = [];
+  for (let s = 1; s <= storms; s++) stormEvents.push(Number((await addEvent(`Storm camp ${s}`, 100)).id));
+
+  const campers = await addPeople(stormPeople + 1, summaryPeople, false);
+  const summaryEvent = Number((await addEvent('Big camp', null)).id);
+  for (let start = 0; start < campers.length; start += 500) {
+    await db
+      .insertInto('participations')
+      .values(campers.slice(start, start + 500).map((id, i) => ({
+        event_id: summaryEvent, person_id: id, role: i % 50 === 0 ? 'helper' : 'participant', state: 'accepted', waitlist_position: null,
+        attended: null, notes: null, created_at: now, updated_at: now,
+      })))
+      .execute();
+  }
+  const participants = await db.selectFrom('participations').select(db.fn.countAll().as('n')).where('event_id', '=', summaryEvent).where('role', '=', 'participant').executeTakeFirstOrThrow();
+  await db.updateTable('events').set({ participants_count: Number(participants.n) }).where('id', '=', summaryEvent).execute();
+
+  const manager = await db.insertInto('users').values({ ...person(0, true), username: 'manager', email: 'manager@example.com' }).returning('id').executeTakeFirstOrThrow();
+  await db
+    .insertInto('memberships')
+    .values({ person_id: manager.id, group_id: troop.id, role_type: 'leader', label: null, start_on: '2020-01-01', end_on: null, created_at: now, updated_at: now })
+    .execute();
+  const managerToken = (await issueToken(db, Number(manager.id), { tokenPrefix: '' })).plainTextToken;
+  await storage.close();
+  return { host: `${slug}.localhost`, scoutTokens, stormEvents, summaryEvent, managerToken };
+}
+
+/**
+ * Every scout registers for the event at once (one connection each), and the answers are timed:
+ * the storm lasts until the last one is in. Returns the statuses and each request's milliseconds.
+ */
+export async function registerStorm(baseUrl, { host, scoutTokens }, eventId) {
+  const { Agent, request } = await import('node:http');
+  const agent = new Agent({ keepAlive: false, maxSockets: scoutTokens.length });
+  const url = new URL(`${baseUrl}/api/events/${eventId}/participations`);
+  const started = performance.now();
+  const answers = await Promise.all(
+    scoutTokens.map(
+      ({ id, token }) =>
+        new Promise((resolve) => {
+          const sent = performance.now();
+          const body = JSON.stringify({ person_id: id });
+          const req = request(
+            url,
+            { method: 'POST', agent, headers: { host, accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(body) } },
+            (response) => {
+              response.resume();
+              response.on('end', () => resolve({ status: response.statusCode, ms: performance.now() - sent }));
+            },
+          );
+          req.on('error', () => resolve({ status: 0, ms: performance.now() - sent }));
+          req.end(body);
+        }),
+    ),
+  );
+  const totalMs = performance.now() - started;
+  agent.destroy();
+  const event = await getJson(`${baseUrl}/api/events/${eventId}`, { host, accept: 'application/json', authorization: `Bearer ${scoutTokens[0].token}` });
+  return { answers, totalMs, event: event.body.data.event };
+}
