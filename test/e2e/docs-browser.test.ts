@@ -34,7 +34,7 @@ describe.runIf(available)('the documentation page in a real browser', () => {
       for (const [method, path] of [['get', '/groups/{id}'], ['post', '/people'], ['patch', '/memberships/{id}'], ['delete', '/role-types/{key}']] as const) {
         await expect(page.locator(`.opblock-${method}`, { hasText: path }).first().isVisible(), `${method} ${path}`).resolves.toBe(true);
       }
-      for (const tag of ['groups', 'roles', 'people', 'memberships']) {
+      for (const tag of ['groups', 'roles', 'people', 'memberships', 'events', 'participations']) {
         await expect(page.locator(`h3.opblock-tag[data-tag="${tag}"]`).isVisible(), tag).resolves.toBe(true);
       }
 
