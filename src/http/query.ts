@@ -1,3 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
 import { errors, fieldMessages, type FieldErrors } from '../errors.js';
 
 /**
@@ -11,4 +13,17 @@ export function prohibitUnknownQuery(query: unknown, allowed: readonly string[])
   const fieldErrors: FieldErrors = {};
   for (const name of unknown) fieldErrors[name] = [fieldMessages.prohibited(name)];
   throw errors.validation(fieldErrors);
+}
+
+const NO_QUERY = Type.Object({}, { additionalProperties: false });
+
+/**
+ * For a plugin of groups.md, events.md or integrations.md routes: each route that declares no
+ * query string takes none, so any parameter is 422 ("The foo field is prohibited.").
+ */
+export function refuseUnknownQueryParameters(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    route.schema ??= {};
+    route.schema.querystring ??= NO_QUERY;
+  });
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
+import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
@@ -17,6 +18,7 @@ const idOf = (params: unknown) => parseId((params as { id?: string }).id);
 
 /** The events module's routes (events.md section 1). */
 const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
+  refuseUnknownQueryParameters(app);
   app.get(
     '/events',
     {

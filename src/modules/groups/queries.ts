@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { Day } from '../../access/permissions.js';
 import type { GroupsTable, TenantDatabase } from '../../db/types.js';
 import { activeOn, pathUpperBound } from '../permissions/queries.js';
@@ -10,6 +10,17 @@ const nextVersion = sql<number>`version + 1`;
 
 /** Every group of the tenant: a tree is a few hundred rows, ordered in memory (rules.ts). */
 export const listAllGroups = (db: TenantDb): Promise<GroupRow[]> => db.selectFrom('groups').selectAll().execute();
+
+/**
+ * Tree writes (a new group, a move) take turns per tenant: on PostgreSQL by locking the root's row
+ * until the transaction ends; on SQLite every transaction holds the write lock from its start.
+ * What they read of the tree after this is what the writer before them left, so two moves can
+ * never make a cycle and no new group keeps the path its parent had before a move.
+ */
+export async function lockTree(db: TenantDb): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await db.selectFrom('groups').select('id').where('parent_id', 'is', null).forUpdate().execute();
+}
 
 export const findGroup = (db: TenantDb, id: number): Promise<GroupRow | undefined> =>
   db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
@@ -47,11 +58,14 @@ export async function updateGroup(
     .executeTakeFirstOrThrow();
 }
 
-/** Moves a subtree: every path that starts with `from` starts with `to` instead (one statement). */
-export async function movePaths(db: TenantDb, from: string, to: string): Promise<void> {
+/**
+ * Moves a subtree: every path that starts with `from` starts with `to` instead (one statement).
+ * Each group below changes too (its `ancestors`), so its version and `updated_at` move with it.
+ */
+export async function movePaths(db: TenantDb, from: string, to: string, now: string): Promise<void> {
   await db
     .updateTable('groups')
-    .set({ path: sql<string>`${to} || substr(path, ${from.length + 1})` })
+    .set({ path: sql<string>`${to} || substr(path, ${from.length + 1})`, version: nextVersion, updated_at: now })
     .where('path', '>=', from)
     .where('path', '<', pathUpperBound(from))
     .execute();

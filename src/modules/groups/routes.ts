@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { atLeast } from '../../access/permissions.js';
 import { errors } from '../../errors.js';
 import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
@@ -23,6 +24,7 @@ const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or 
 
 /** The groups module's routes (groups.md section 1): one tree per tenant. */
 const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
+  refuseUnknownQueryParameters(app);
   app.get(
     '/groups',
     {

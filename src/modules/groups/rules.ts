@@ -15,6 +15,7 @@ import {
   hasActiveMemberships,
   hasSubgroups,
   insertGroup,
+  lockTree,
   listAllGroups,
   movePaths,
   updateGroup,
@@ -87,16 +88,20 @@ export async function groupsInTreeOrder(db: TenantDb): Promise<GroupRow[]> {
 
 /** POST /groups: `write` on the parent (groups.md section 1). */
 export async function createGroup(db: TenantDb, access: Access, input: NewGroup): Promise<GroupRow> {
-  const parent = await findGroup(db, input.parent_id);
-  if (!parent) throw errors.invalidField('parent_id', fieldMessages.selectedInvalid('parent_id'));
-  if (!atLeast(access.on(parent.path), 'write')) throw errors.unauthorized();
   const values = { name: input.name, name_key: sortKey(input.name), kind: input.kind ?? '', description: input.description ?? null };
-  return db.transaction().execute((trx) => insertGroup(trx, parent, values, toDbTimestamp(new Date())));
+  return db.transaction().execute(async (trx) => {
+    await lockTree(trx);
+    const parent = await findGroup(trx, input.parent_id);
+    if (!parent) throw errors.invalidField('parent_id', fieldMessages.selectedInvalid('parent_id'));
+    if (!atLeast(access.on(parent.path), 'write')) throw errors.unauthorized();
+    return insertGroup(trx, parent, values, toDbTimestamp(new Date()));
+  });
 }
 
 /** PATCH /groups/{id}: `write` on the group; a move also on the new parent, never below itself. */
 export async function changeGroup(db: TenantDb, access: Access, group: GroupRow, input: GroupUpdate, ifMatch: string | undefined): Promise<GroupRow> {
   return db.transaction().execute(async (trx) => {
+    if (input.parent_id !== undefined) await lockTree(trx);
     const current = await requireGroup(trx, Number(group.id));
     requireIfMatch(ifMatch, current.version);
     const parentId = input.parent_id;
@@ -117,7 +122,7 @@ export async function changeGroup(db: TenantDb, access: Access, group: GroupRow,
       ...(fields.name !== undefined ? { name_key: sortKey(fields.name) } : {}),
       ...(moves ? { parent_id: parentId } : {}),
     };
-    if (newPath !== undefined) await movePaths(trx, current.path, newPath);
+    if (newPath !== undefined) await movePaths(trx, current.path, newPath, toDbTimestamp(new Date()));
     return updateGroup(trx, Number(current.id), changes, toDbTimestamp(new Date()));
   });
 }

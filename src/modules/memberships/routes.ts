@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
+import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { atLeast } from '../../access/permissions.js';
 import { errors, fieldMessages, type FieldErrors } from '../../errors.js';
 import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
@@ -22,6 +23,7 @@ const FIXED = ['person_id', 'group_id', 'role_type'];
 
 /** The memberships module's routes (groups.md section 4). */
 const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
+  refuseUnknownQueryParameters(app);
   app.get(
     '/groups/:id/memberships',
     {

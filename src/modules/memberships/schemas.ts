@@ -34,7 +34,7 @@ export const GroupMembershipSchema = Type.Object({
 /** The membership a new person starts with (POST /people), and POST /memberships without person_id. */
 export const MembershipGrantSchema = Type.Object({
   group_id: Id,
-  role_type: Type.String({ minLength: 1, maxLength: 64 }),
+  role_type: StoredText({ minLength: 1, maxLength: 64 }),
   start_on: Type.Optional(DaySchema),
   end_on: Type.Optional(NullableDay),
   label: Type.Optional(Label),
@@ -52,7 +52,7 @@ export const MembershipUpdateSchema = Type.Object({
 export type MembershipUpdate = Static<typeof MembershipUpdateSchema>;
 
 export const GroupMembershipsQuery = Type.Object(
-  { active_on: Type.Optional(DaySchema), all: Type.Optional(Type.Boolean()), role_type: Type.Optional(Type.String({ maxLength: 64 })), ...PagingQuery },
+  { active_on: Type.Optional(DaySchema), all: Type.Optional(Type.Boolean()), role_type: Type.Optional(StoredText({ maxLength: 64 })), ...PagingQuery },
   { additionalProperties: false },
 );
 export const PersonMembershipsQuery = Type.Object({ active_on: Type.Optional(DaySchema), ...PagingQuery }, { additionalProperties: false });

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { hasAbility } from '../../access/abilities.js';
 import { atLeast } from '../../access/permissions.js';
 import { errors } from '../../errors.js';
@@ -37,6 +38,7 @@ const tokenMayWrite = (request: FastifyRequest) => hasAbility(callerOf(request).
 
 /** The participations module's routes (events.md section 2). */
 const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
+  refuseUnknownQueryParameters(app);
   const visibleEvent = beforeBody(async (request) => {
     const access = await accessOf(request);
     return { access, ...(await requireVisibleEvent(request.tenant.db, access, idOf(request.params))) };

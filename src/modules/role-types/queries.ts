@@ -1,3 +1,4 @@
+import { containsNul } from '../../lib/validation.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { RoleTypesTable, TenantDatabase } from '../../db/types.js';
 
@@ -6,8 +7,9 @@ type TenantDb = Kysely<TenantDatabase>;
 
 export const listRoleTypeRows = (db: TenantDb): Promise<RoleTypeRow[]> => db.selectFrom('role_types').selectAll().orderBy('id').execute();
 
-export const findRoleType = (db: TenantDb, key: string): Promise<RoleTypeRow | undefined> =>
-  db.selectFrom('role_types').selectAll().where('key', '=', key).executeTakeFirst();
+/** A key with U+0000 names no role type (PostgreSQL's text cannot even compare it). */
+export const findRoleType = async (db: TenantDb, key: string): Promise<RoleTypeRow | undefined> =>
+  containsNul(key) ? undefined : db.selectFrom('role_types').selectAll().where('key', '=', key).executeTakeFirst();
 
 export const insertRoleType = (db: TenantDb, row: Pick<RoleTypeRow, 'key' | 'label' | 'permission' | 'scope'>, now: string): Promise<RoleTypeRow> =>
   db.insertInto('role_types').values({ ...row, created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow();

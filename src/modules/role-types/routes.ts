@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
+import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { beforeBody, ok } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
@@ -15,6 +16,7 @@ const changed = { ...ErrorSchema, description: 'The resource was changed by some
 
 /** The role-types module's routes (groups.md section 2): the tenant's catalogue of roles. */
 const roleTypeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { accessOf }) => {
+  refuseUnknownQueryParameters(app);
   app.get(
     '/role-types',
     {
