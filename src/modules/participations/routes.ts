@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { hasAbility } from '../../access/abilities.js';
@@ -36,6 +36,14 @@ const changed = { ...ErrorSchema, description: 'If-Match names an older version:
 const idOf = (params: unknown) => parseId((params as { id?: string }).id);
 const tokenMayWrite = (request: FastifyRequest) => hasAbility(callerOf(request).abilities, 'events:write');
 
+/**
+ * Participation answers keep `notes` in its place (after `attended`, events.md section 2) also
+ * where it is left out: fast-json-stringify writes optional fields after the required ones, so
+ * these answers are written with JSON.stringify, in the order the item was built.
+ */
+const sendInOrder = (reply: FastifyReply, status: number, body: unknown) =>
+  reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+
 /** The participations module's routes (events.md section 2). */
 const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
   refuseUnknownQueryParameters(app);
@@ -63,7 +71,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
     async (request, reply) => {
       const { access, ...found } = visibleEvent.found(request);
       const created = await register(request.tenant.db, access, found, tokenMayWrite(request), request.body);
-      return reply.code(201).header('etag', etagOf(created.version)).send(ok({ participation: toApiParticipation(created, true) }));
+      return sendInOrder(reply.header('etag', etagOf(created.version)), 201, ok({ participation: toApiParticipation(created, true) }));
     },
   );
 
@@ -100,7 +108,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
       const limit = limitOf(query);
       const rows = await listEventParticipations(request.tenant.db, Number(event.id), filters, after, limit);
       const page = cursors.page(list, rows, limit, (row) => [Number(row.id)]);
-      return ok({ participations: page.rows.map((row) => toApiParticipation(row, true)), next_cursor: page.nextCursor });
+      return sendInOrder(reply, 200, ok({ participations: page.rows.map((row) => toApiParticipation(row, true)), next_cursor: page.nextCursor }));
     },
   );
 
@@ -147,8 +155,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
     async (request, reply) => {
       const found = visibleParticipation.found(request);
       const updated = await changeParticipation(request.tenant.db, found, tokenMayWrite(request), request.body, request.headers['if-match']);
-      reply.header('etag', etagOf(updated.version));
-      return ok({ participation: toApiParticipation(updated, true) });
+      return sendInOrder(reply.header('etag', etagOf(updated.version)), 200, ok({ participation: toApiParticipation(updated, true) }));
     },
   );
 
@@ -166,7 +173,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
         response: { 200: ParticipationList },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const db = request.tenant.db;
       const access = await accessOf(request);
       const person = await requireVisiblePerson(db, access, idOf(request.params));
@@ -179,10 +186,10 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
       const rows = await listPersonParticipations(db, personId, viewer, after, limit);
       const page = cursors.page(list, rows, limit, (row) => [Number(row.id)]);
       const ownOrWard = viewer.personIds.includes(personId);
-      return ok({
+      return sendInOrder(reply, 200, ok({
         participations: page.rows.map((row) => toApiParticipation(row, ownOrWard || atLeast(access.on(row.g_path), 'write'))),
         next_cursor: page.nextCursor,
-      });
+      }));
     },
   );
 };

@@ -5,7 +5,7 @@ import { requireIfMatch } from '../../http/etag.js';
 import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
 import { findGroup } from '../groups/queries.js';
 import { findEvent, type EventRow } from '../events/queries.js';
-import { managesGroup, type FoundEvent } from '../events/rules.js';
+import { managesGroup, requireVisibleEvent, type FoundEvent } from '../events/rules.js';
 import { canSeePerson, householdOf, type Access, type Household } from '../permissions/rules.js';
 import {
   acceptedFacts,
@@ -79,7 +79,8 @@ export interface FoundParticipation {
 
 /**
  * A participation the caller sees: managers of its event see every one, the person and their
- * guardians their own. Everyone else: 404 `Participation not found.`
+ * guardians their own, and whoever sees both the person and the event sees it in the person's
+ * list (GET /people/{id}/participations). Everyone else: 404 `Participation not found.`
  */
 export async function requireVisibleParticipation(db: TenantDb, access: Access, id: number | null): Promise<FoundParticipation> {
   const participation = id === null ? undefined : await findParticipation(db, id);
@@ -89,8 +90,13 @@ export async function requireVisibleParticipation(db: TenantDb, access: Access, 
   const manager = managesGroup(access, group);
   const household = await householdOf(db, access);
   const ownOrWard = household.personIds.includes(Number(participation.person_id));
-  if (!manager && !ownOrWard) throw errors.notFound('Participation');
-  return { participation, event, manager, ownOrWard };
+  const found = { participation, event, manager, ownOrWard };
+  if (manager || ownOrWard) return found;
+  if (await canSeePerson(db, access, Number(participation.person_id))) {
+    const seesEvent = await requireVisibleEvent(db, access, Number(event.id)).then(() => true, () => false);
+    if (seesEvent) return found;
+  }
+  throw errors.notFound('Participation');
 }
 
 /**
@@ -106,7 +112,7 @@ export async function changeParticipation(
   ifMatch: string | undefined,
 ): Promise<ParticipationItemRow> {
   const manages = found.manager && tokenMayWrite;
-  if (!manages && !found.ownOrWard) throw errors.abilityMissing();
+  if (!manages && !found.ownOrWard) throw found.manager ? errors.abilityMissing() : errors.unauthorized();
   const decide = (from: ParticipationState): ParticipationState => {
     const to = input.state ?? from;
     if (to === from) return from;

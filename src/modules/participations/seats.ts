@@ -78,8 +78,9 @@ export interface Placement {
 
 /**
  * A participation changes role or state (the transition was allowed by the caller's rights):
- * a seat needs room, joining the queue needs a waiting list, leaving it moves those behind up,
- * and a seat given up goes to the first of the queue.
+ * a seat needs room, joining the queue needs a waiting list (and puts the person at its end, even
+ * with seats free: `pending -> waitlisted` is a manager's choice), leaving it moves those behind
+ * up, and a seat given up goes to the first of the queue.
  */
 export async function changePlace(
   trx: TenantDb,
@@ -111,7 +112,9 @@ export async function changePlace(
   }
   counts.participants_count += Number(isSeat) - Number(wasSeat);
   await updateParticipation(trx, current.id, changes, now);
-  await fillSeats(trx, event, counts, now);
+  // Only a seat given up moves the queue: a manager may keep someone waiting while seats are free.
+  if (wasSeat && !isSeat) await fillSeats(trx, event, counts, now);
+  else await setEventCounts(trx, eventId, counts);
 }
 
 /**
