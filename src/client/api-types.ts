@@ -3028,7 +3028,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -3212,6 +3212,30 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
                     };
                 };
             };
@@ -3687,7 +3711,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -4128,7 +4152,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -4618,7 +4642,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -5093,7 +5117,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -5592,7 +5616,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -8320,7 +8344,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -8515,6 +8539,30 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
                     };
                 };
             };
@@ -9011,7 +9059,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -9490,7 +9538,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -9684,6 +9732,30 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
                     };
                 };
             };
@@ -9961,7 +10033,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
