@@ -54,7 +54,7 @@ export const PeopleQuery = Type.Object(
   {
     group_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
     below: Type.Optional(Bool),
-    role_type: Type.Optional(Type.String({ maxLength: 64 })),
+    role_type: Type.Optional(StoredText({ maxLength: 64 })),
     active_on: Type.Optional(DaySchema),
     ids: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}(,[0-9]{1,16}){0,199}$', maxLength: 3400 })),
     q: Type.Optional(StoredText({ minLength: 1, maxLength: 255 })),
