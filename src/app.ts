@@ -161,7 +161,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(groupRoutes, resources);
       await api.register(roleTypeRoutes, resources);
       await api.register(membershipRoutes, resources);
-      await api.register(peopleRoutes, resources);
+      await api.register(peopleRoutes, { ...resources, imports: { bodyLimit: config.importBodyLimit, maxRows: config.importMaxRows } });
       // events.md: camps and meetings, registration, waiting lists.
       await api.register(eventRoutes, resources);
       await api.register(participationRoutes, resources);

@@ -6,6 +6,9 @@ import Type, { type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { isValidSlug } from './lib/tenant-hosts.js';
 
+/** The CSV import's limits when IMPORT_BODY_LIMIT and IMPORT_MAX_ROWS are not set (data.md section 2). */
+export const IMPORT_DEFAULTS = Object.freeze({ bodyLimit: 10 * 1024 * 1024, maxRows: 20_000 });
+
 /**
  * Environment variables as they arrive (strings), with their defaults and limits.
  * Converted and checked by loadConfig(); nothing reads process.env at import time.
@@ -40,6 +43,8 @@ const EnvSchema = Type.Object({
   TLS_KEY_FILE: Type.String({ default: '' }),
   REQUIRE_HTTPS: Type.Boolean({ default: false }),
   CORS_ORIGINS: Type.String({ default: '' }),
+  IMPORT_BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024, default: IMPORT_DEFAULTS.bodyLimit }),
+  IMPORT_MAX_ROWS: Type.Integer({ minimum: 1, maximum: 10_000_000, default: IMPORT_DEFAULTS.maxRows }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -85,6 +90,9 @@ export interface Config {
   readonly requireHttps: boolean;
   /** Origins allowed by CORS; empty: CORS off. */
   readonly corsOrigins: string[];
+  /** The CSV import of people (data.md section 2): its own body limit, and data rows at most. */
+  readonly importBodyLimit: number;
+  readonly importMaxRows: number;
 }
 
 export class ConfigError extends Error {
@@ -201,5 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tls,
     requireHttps: parsed.REQUIRE_HTTPS,
     corsOrigins,
+    importBodyLimit: parsed.IMPORT_BODY_LIMIT,
+    importMaxRows: parsed.IMPORT_MAX_ROWS,
   });
 }

@@ -9,6 +9,7 @@ import { start } from '../server/start.js';
 import { CliError, withStorage } from './context.js';
 import { registerEventCommands } from './events.js';
 import { registerGroupCommands } from './groups.js';
+import { registerPeopleCommands } from './people.js';
 import { registerImportCommands } from './import.js';
 import { registerMaintenanceCommands } from './maintenance.js';
 import { registerTenantCommands } from './tenant.js';
@@ -56,6 +57,7 @@ export function buildProgram(): Command {
   registerTokenCommands(program);
   registerGroupCommands(program);
   registerEventCommands(program);
+  registerPeopleCommands(program);
   registerImportCommands(program);
   registerMaintenanceCommands(program);
   return program;

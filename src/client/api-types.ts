@@ -320,6 +320,46 @@ export interface paths {
         patch: operations["updateMembership"];
         trace?: never;
     };
+    "/people/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import people from CSV
+         * @description All or nothing: every row joins `group_id` with `role_type`. Rows match people by e-mail (any case), else by firstname, lastname and birthday among the active members of the group; matched rows update the fields they give (an empty cell: null, or unchanged for a required field), new rows create people without login. Any problem: 422 with `errors: {"row N": [...]}` (the header is row 1) or `{"file": [...]}`, nothing written. `dry_run=true` checks and counts only.
+         */
+        post: operations["importPeople"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything kept about me
+         * @description The answer to a data-access request: the caller's person record, all their memberships (with group names), guardians and wards (id and names), and tokens (as GET /tokens lists them, never secrets).
+         */
+        get: operations["exportMyData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/people": {
         parameters: {
             query?: never;
@@ -329,7 +369,7 @@ export interface paths {
         };
         /**
          * List people
-         * @description The people the caller sees (never refused). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.
+         * @description The people the caller sees (never refused); with `Accept: text/csv` the whole list as a CSV file (attachment). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.
          */
         get: operations["listPeople"];
         put?: never;
@@ -5703,6 +5743,520 @@ export interface operations {
             };
         };
     };
+    importPeople: {
+        parameters: {
+            query: {
+                group_id: number;
+                role_type: string;
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (no `write` on the group, or a role above the caller's own) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than IMPORT_BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not text/csv */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The query, the file (`file`: unknown column, password column, too many rows, not CSV) or its rows (`row N`) */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    exportMyData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            export: {
+                                person: {
+                                    id: number;
+                                    username: string | null;
+                                    email: string | null;
+                                    firstname: string;
+                                    lastname: string;
+                                    gender_id: number | null;
+                                    type_id: number | null;
+                                    phonenumber: string | null;
+                                    phonenumber_mobile: string | null;
+                                    street: string | null;
+                                    housenumber: string | null;
+                                    zip: string | null;
+                                    city: string | null;
+                                    is_vegetarian: boolean;
+                                    can_swimm: boolean;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    created_at: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    updated_at: string;
+                                    birthday: string | null;
+                                    has_login: boolean;
+                                };
+                                memberships: {
+                                    id: number;
+                                    person_id: number;
+                                    group_id: number;
+                                    role_type: string;
+                                    label: string | null;
+                                    /** @description YYYY-MM-DD */
+                                    start_on: string;
+                                    end_on: string | null;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    created_at: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    updated_at: string;
+                                    group_name: string;
+                                }[];
+                                guardians: {
+                                    id: number;
+                                    firstname: string;
+                                    lastname: string;
+                                }[];
+                                wards: {
+                                    id: number;
+                                    firstname: string;
+                                    lastname: string;
+                                }[];
+                                participations: {
+                                    id: number;
+                                    event_id: number;
+                                    person_id: number;
+                                    role: "participant" | "helper" | "leader";
+                                    state: "pending" | "accepted" | "waitlisted" | "rejected" | "cancelled";
+                                    waitlist_position: number | null;
+                                    attended: boolean | null;
+                                    notes: string | null;
+                                    person: {
+                                        id: number;
+                                        firstname: string;
+                                        lastname: string;
+                                    };
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    created_at: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    updated_at: string;
+                                    event_name: string;
+                                }[];
+                                tokens: {
+                                    id: number;
+                                    name: string;
+                                    abilities: string[];
+                                    last_used_at: string | null;
+                                    expires_at: string | null;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    created_at: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    updated_at: string;
+                                    /** @description true for the token this request was made with */
+                                    current: boolean;
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     listPeople: {
         parameters: {
             query?: {
@@ -5725,7 +6279,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description JSON, or with `Accept: text/csv` a CSV file (attachment) */
             200: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -5767,6 +6321,7 @@ export interface operations {
                             next_cursor: string | null;
                         };
                     };
+                    "text/csv": string;
                 };
             };
             /** @description Missing, malformed, unknown, revoked or expired token */
@@ -6125,7 +6680,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -6320,6 +6875,30 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
                     };
                 };
             };
@@ -6819,7 +7398,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -7491,7 +8070,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -7677,6 +8256,30 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
                     };
                 };
             };

@@ -5,6 +5,15 @@ import { errors } from '../errors.js';
 import { compileObjectValidator } from '../lib/validation.js';
 import type { TSchema } from 'typebox';
 
+/** Checks one part of a request (body, query string, params) with its TypeBox schema; 422 with Laravel's words. */
+export function compileRequestValidator({ schema, httpPart }: { schema: unknown; httpPart?: string }) {
+  const validate = compileObjectValidator(schema as TSchema, { convertStrings: httpPart === 'querystring' || httpPart === 'params' });
+  return (data: unknown) => {
+    const result = validate(data);
+    return result.ok ? { value: result.value } : { error: errors.validation(result.fieldErrors) };
+  };
+}
+
 /**
  * JSON in: bodies are parsed without prototype pollution (`__proto__` and `constructor.prototype`
  * keys are dropped), an empty body reads as `{}` (then validation names the missing fields, as
@@ -25,13 +34,7 @@ export default fp(
     app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
     app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parseJson);
 
-    app.setValidatorCompiler(({ schema, httpPart }) => {
-      const validate = compileObjectValidator(schema as TSchema, { convertStrings: httpPart === 'querystring' || httpPart === 'params' });
-      return (data: unknown) => {
-        const result = validate(data);
-        return result.ok ? { value: result.value } : { error: errors.validation(result.fieldErrors) };
-      };
-    });
+    app.setValidatorCompiler(compileRequestValidator);
   },
   { name: 'json-body' },
 );

@@ -39,10 +39,10 @@ describe('the OpenAPI document', () => {
       'GET /events/{id}/summary', 'GET /groups', 'GET /groups/{id}',
       'GET /groups/{id}/memberships', 'GET /people', 'GET /people/{id}', 'GET /people/{id}/guardians', 'GET /people/{id}/memberships',
       'GET /people/{id}/participations',
-      'GET /role-types', 'GET /tenant', 'GET /tokens', 'GET /user', 'GET /user/wards', 'PATCH /events/{id}', 'PATCH /groups/{id}', 'PATCH /memberships/{id}',
+      'GET /role-types', 'GET /tenant', 'GET /tokens', 'GET /user', 'GET /user/export', 'GET /user/wards', 'PATCH /events/{id}', 'PATCH /groups/{id}', 'PATCH /memberships/{id}',
       'PATCH /participations/{id}',
       'PATCH /people/{id}', 'PATCH /role-types/{key}', 'PATCH /user', 'POST /events', 'POST /events/{id}/participations', 'POST /groups', 'POST /login', 'POST /logout', 'POST /memberships',
-      'POST /people', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /tokens', 'PUT /user/password',
+      'POST /people', 'POST /people/import', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /tokens', 'PUT /user/password',
     ]);
     // events.md: a list that answers CSV too documents both.
     expect(Object.keys(document.paths['/events/{id}/participations'].get.responses['200'].content)).toEqual(['application/json', 'text/csv']);

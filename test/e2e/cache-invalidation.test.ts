@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -42,6 +42,7 @@ const READ_ONLY_COMMANDS: Record<string, string> = {
   'membership list': 'reads',
   'event list': 'reads',
   'event participants': 'reads',
+  'people export': 'reads',
 };
 
 describe('every write path reaches the caches of every instance within a second', () => {
@@ -336,6 +337,18 @@ describe('every write path reaches the caches of every instance within a second'
       expect((await onA('POST', `/api/events/${event}/participations`, bobToken, { person_id: bob.id })).statusCode).toBe(201);
       await seenOnB(async () => (await eventOnB())?.participants_count === 1);
     },
+    'POST /people/import': async () => {
+      // data.md: a row matched by e-mail changes bob, whose user B remembers.
+      const { admin, bob, bobToken, troop } = await groupCore();
+      const answer = await t.app.inject({
+        method: 'POST',
+        url: `/api/people/import?group_id=${troop}&role_type=member`,
+        headers: { host: hostOf('demo'), authorization: `Bearer ${admin}`, accept: 'application/json', 'content-type': 'text/csv' },
+        payload: `email,city\r\n${bob.email},Sion\r\n`,
+      });
+      expect(answer.statusCode).toBe(200);
+      await seenOnB(async () => (await userOnB(bobToken)).body?.city === 'Sion');
+    },
     'PATCH /participations/{id}': async () => {
       const { bobToken, bob, event, eventOnB } = await camp({ capacity: 1 });
       const registered = await onA('POST', `/api/events/${event}/participations`, bobToken, { person_id: bob.id });
@@ -348,6 +361,13 @@ describe('every write path reaches the caches of every instance within a second'
 
   /** One scenario per command that writes, keyed by its words. */
   const commandScenarios: Record<string, () => Promise<void>> = {
+    'people import': async () => {
+      const { bob, bobToken, troop } = await groupCore();
+      const file = join(t.dataDir, 'bob.csv');
+      writeFileSync(file, `email,city\r\n${bob.email},Sion\r\n`);
+      await cli('people', 'import', 'demo', file, '--group', String(troop), '--role', 'member');
+      await seenOnB(async () => (await userOnB(bobToken)).body?.city === 'Sion');
+    },
     'tenant create': async () => {
       await cli('tenant', 'create', 'newclub');
       await cli('user', 'create', 'newclub', 'nina', '--email', 'nina@example.com', '--firstname', 'N', '--lastname', 'N');

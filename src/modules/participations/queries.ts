@@ -143,6 +143,10 @@ export function listPersonParticipations(db: TenantDb, personId: number, viewer:
   return query.orderBy('pa.id').limit(limit + 1).execute();
 }
 
+/** Every participation of a person with its event's name, by id (the person's own data export). */
+export const listParticipationsOfPerson = (db: TenantDb, personId: number) =>
+  withPerson(db).innerJoin('events as e', 'e.id', 'pa.event_id').select('e.name as event_name').where('pa.person_id', '=', personId).orderBy('pa.id').execute();
+
 /** Counts by state and role, for the summary. */
 export const countByStateAndRole = (db: TenantDb, eventId: number) =>
   db

@@ -48,14 +48,16 @@ export async function listVisiblePeople(db: TenantDb, access: Access, selection:
   const { group, roleType, activeOn: day } = selection;
   if (group !== undefined || roleType !== undefined) {
     query = query.where((eb) => {
-      let members = eb.selectFrom('memberships as fm').select(sql.lit(1).as('one')).whereRef('fm.person_id', '=', 'p.id').where(activeOn('fm', day));
+      // Not correlated with p: read once per query. (A correlated EXISTS let SQLite walk the
+      // group's memberships for every person, quadratic in the size of the group.)
+      let members = eb.selectFrom('memberships as fm').select('fm.person_id').where(activeOn('fm', day));
       if (roleType !== undefined) members = members.where('fm.role_type', '=', roleType);
       if (group !== undefined) {
         members = group.below
           ? members.innerJoin('groups as fg', 'fg.id', 'fm.group_id').where(groupAmong('fg', [group.path], []))
           : members.where('fm.group_id', '=', group.id);
       }
-      return eb.exists(members);
+      return eb('p.id', 'in', members);
     });
   }
   if (selection.ids !== undefined) query = query.where('p.id', 'in', selection.ids.length > 0 ? selection.ids : [0]);
@@ -94,12 +96,14 @@ function lowerLogin(db: TenantDb, column: string) {
 export const findPerson = (db: TenantDb, id: number): Promise<UserRow | undefined> =>
   db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 
-export const listGuardians = (db: TenantDb, wardId: number): Promise<UserRow[]> =>
+/** The ward's guardians that the caller sees (groups.md section 3: lists hold only visible people). */
+export const listGuardians = (db: TenantDb, access: Access, wardId: number): Promise<UserRow[]> =>
   db
     .selectFrom('users as p')
     .innerJoin('guardianships as g', 'g.guardian_id', 'p.id')
     .selectAll('p')
     .where('g.ward_id', '=', wardId)
+    .where((eb) => visiblePeople(eb as unknown as PeopleQuery, access))
     .orderBy('p.lastname_key')
     .orderBy('p.firstname_key')
     .orderBy('p.id')
@@ -128,4 +132,65 @@ export async function deleteGuardianship(db: TenantDb, wardId: number, guardianI
 export async function erasePersonRows(db: TenantDb, id: number): Promise<void> {
   await db.deleteFrom('personal_access_tokens').where('tokenable_id', '=', id).execute();
   await db.deleteFrom('users').where('id', '=', id).execute();
+}
+
+// The CSV import (data.md section 2) looks people up by many e-mail addresses or names at once.
+
+/** Bound parameters per query stay far below both dialects' limits. */
+const LOOKUP_CHUNK = 500;
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const parts: T[][] = [];
+  for (let start = 0; start < items.length; start += LOOKUP_CHUNK) parts.push(items.slice(start, start + LOOKUP_CHUNK));
+  return parts;
+}
+
+/** The people with these e-mail addresses (given lowercased as lowerAscii does), in any case. */
+export async function findPeopleByEmails(db: TenantDb, lowerEmails: readonly string[]): Promise<UserRow[]> {
+  const found: UserRow[] = [];
+  for (const part of chunks(lowerEmails)) {
+    found.push(...(await db.selectFrom('users as p').selectAll('p').where(lowerLogin(db, 'p.email'), 'in', part).execute()));
+  }
+  return found;
+}
+
+export async function findPeopleByIds(db: TenantDb, ids: readonly number[]): Promise<UserRow[]> {
+  const found: UserRow[] = [];
+  for (const part of chunks(ids)) found.push(...(await db.selectFrom('users').selectAll().where('id', 'in', part).execute()));
+  return found;
+}
+
+/** Who holds an active membership in the group on `day`: their names and birthday, to match rows by. */
+export function activeMemberNames(db: TenantDb, groupId: number, day: Day) {
+  return db
+    .selectFrom('users as p')
+    .select(['p.id', 'p.firstname', 'p.lastname', 'p.birthday'])
+    .where((eb) =>
+      eb.exists(eb.selectFrom('memberships as m').select(sql.lit(1).as('one')).whereRef('m.person_id', '=', 'p.id').where('m.group_id', '=', groupId).where(activeOn('m', day))),
+    )
+    .execute();
+}
+
+/** The ids of the people with an active membership of this role type in the group on `day`. */
+export async function activeRoleHolderIds(db: TenantDb, groupId: number, roleType: string, day: Day): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('memberships as m')
+    .select('m.person_id')
+    .where('m.group_id', '=', groupId)
+    .where('m.role_type', '=', roleType)
+    .where(activeOn('m', day))
+    .execute();
+  return new Set(rows.map((row) => Number(row.person_id)));
+}
+
+/** The ids of the people whose membership of this role type in the group has not ended before `day` (active or future). */
+export async function unendedRoleHolderIds(db: TenantDb, groupId: number, roleType: string, day: Day): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('memberships as m')
+    .select('m.person_id')
+    .where('m.group_id', '=', groupId)
+    .where('m.role_type', '=', roleType)
+    .where((eb) => eb.or([eb('m.end_on', 'is', null), eb('m.end_on', '>=', day)]))
+    .execute();
+  return new Set(rows.map((row) => Number(row.person_id)));
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
+import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
@@ -9,7 +10,12 @@ import type { ResourceRouteOptions } from '../groups/routes.js';
 import { listPersonMemberships } from '../memberships/queries.js';
 import { MembershipSchema, PersonMembershipsQuery, toApiMembership } from '../memberships/schemas.js';
 import { callerOf } from '../../http/auth.js';
+import { IMPORT_DEFAULTS } from '../../config.js';
+import { JsonOrCsv, sendCsv, wantsCsv } from '../../http/csv.js';
+import peopleImportRoutes from '../people-import/routes.js';
+import userExportRoutes from '../user-export/routes.js';
 import { listWards } from './queries.js';
+import { PERSON_COLUMNS, peopleCsv, peopleCsvName, peopleSelection } from './csv.js';
 import {
   addGuardian,
   changePerson,
@@ -31,8 +37,18 @@ const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or 
 const changed = { ...ErrorSchema, description: 'The resource was changed by someone else.' };
 const idOf = (params: unknown, name = 'id') => parseId((params as Record<string, string | undefined>)[name]);
 
-/** The people module's routes (groups.md sections 3 and 5): people, guardians and wards. */
-const peopleRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
+export interface PeopleRouteOptions extends ResourceRouteOptions {
+  /** IMPORT_BODY_LIMIT and IMPORT_MAX_ROWS of the configuration. */
+  imports?: { bodyLimit: number; maxRows: number };
+}
+
+/** The people module's routes (groups.md sections 3 and 5, data.md): people, guardians and wards, CSV in and out. */
+const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, { cursors, accessOf, imports = IMPORT_DEFAULTS }) => {
+  // The CSV import takes text/csv with its own limit: a child plugin, so no other route does.
+  await app.register(peopleImportRoutes, { accessOf, ...imports });
+  // GET /user/export (data.md section 3) gathers the person's data from every module.
+  await app.register(userExportRoutes, { accessOf });
+  refuseUnknownQueryParameters(app);
   app.get(
     '/people',
     {
@@ -42,13 +58,25 @@ const peopleRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app
         operationId: 'listPeople',
         summary: 'List people',
         description:
-          'The people the caller sees (never refused). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.',
+          'The people the caller sees (never refused); with `Accept: text/csv` the whole list as a CSV file (attachment). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.',
         querystring: PeopleQuery,
-        response: { 200: Envelope(Type.Object({ people: Type.Array(PersonSchema), next_cursor: NextCursor })) },
+        response: {
+          200: JsonOrCsv(
+            Envelope(Type.Object({ people: Type.Array(PersonSchema), next_cursor: NextCursor })),
+            `Every page at once (from \`cursor\` on; \`limit\` does not apply), one row a person: ${PERSON_COLUMNS.join(', ')}. File name people-<tenant's date>.csv.`,
+          ),
+        },
       },
     },
-    async (request) => {
-      const page = await listPeople(request.tenant.db, await accessOf(request), request.query, limitOf(request.query), cursors);
+    async (request, reply) => {
+      const access = await accessOf(request);
+      if (wantsCsv(request)) {
+        const { query } = request;
+        const selection = await peopleSelection(request.tenant.db, access, query);
+        const after = query.cursor === undefined ? null : cursors.decode(`people:${selection.sort}`, query.cursor);
+        return sendCsv(reply, peopleCsvName(access.day), peopleCsv(request.tenant.db, access, selection, after));
+      }
+      const page = await listPeople(request.tenant.db, access, request.query, limitOf(request.query), cursors);
       return ok({ people: page.rows.map(toApiPerson), next_cursor: page.nextCursor });
     },
   );
@@ -184,8 +212,9 @@ const peopleRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app
       },
     },
     async (request) => {
-      const person = await requireVisiblePerson(request.tenant.db, await accessOf(request), idOf(request.params));
-      return ok({ guardians: (await guardiansOf(request.tenant.db, Number(person.id))).map(toApiPerson) });
+      const access = await accessOf(request);
+      const person = await requireVisiblePerson(request.tenant.db, access, idOf(request.params));
+      return ok({ guardians: (await guardiansOf(request.tenant.db, access, Number(person.id))).map(toApiPerson) });
     },
   );
 
@@ -212,7 +241,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app
     async (request, reply) => {
       const { access, ward } = guardianManager.found(request);
       const guardian = await addGuardian(request.tenant.db, access, ward, request.body.guardian_id);
-      return reply.code(201).send(ok({ guardian: toApiPerson(guardian) }));
+      return reply.code(201).header('etag', etagOf(guardian.version)).send(ok({ guardian: toApiPerson(guardian) }));
     },
   );
 

@@ -1,0 +1,110 @@
+import { CsvError, parse } from 'csv-parse/sync';
+import { errors } from '../../errors.js';
+import { unneutralise } from '../../lib/csv.js';
+import { importMessages } from './messages.js';
+
+/** The person fields a file may set, in the JSON order of a person. */
+export const IMPORTED_FIELDS = [
+  'username', 'email', 'firstname', 'lastname', 'gender_id', 'type_id', 'phonenumber', 'phonenumber_mobile', 'street',
+  'housenumber', 'zip', 'city', 'is_vegetarian', 'can_swimm', 'birthday',
+] as const;
+export type ImportedField = (typeof IMPORTED_FIELDS)[number];
+
+/** Columns of an export that the import cannot set: accepted and ignored, so an export re-imports as it is. */
+const IGNORED_COLUMNS = new Set(['id', 'has_login', 'created_at', 'updated_at']);
+
+/** One data row: its number as a spreadsheet shows it (the header is row 1) and its cells by field. */
+export interface ImportRow {
+  row: number;
+  cells: Partial<Record<ImportedField, string>>;
+  /** Cells beyond the header's columns that hold something. */
+  overflowing: boolean;
+}
+
+export interface ImportFile {
+  fields: ReadonlySet<ImportedField>;
+  rows: ImportRow[];
+}
+
+const fileError = (...messages: string[]) => errors.validation({ file: messages });
+
+/**
+ * Comma or semicolon, decided from the header row (spreadsheets in German- and French-speaking
+ * countries write semicolons): whichever of the two it holds more of.
+ */
+function separatorOf(text: string): ',' | ';' {
+  const end = text.indexOf('\n');
+  const header = end === -1 ? text : text.slice(0, end);
+  const count = (separator: string) => header.split(separator).length - 1;
+  return count(';') > count(',') ? ';' : ',';
+}
+
+/** Header names -> the field of each column (null: a column that is ignored), or 422 on `file`. */
+function columnsOf(header: string[]): (ImportedField | null)[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const columns = header.map((raw, index) => {
+    const name = raw.trim().toLowerCase();
+    if (name === '') {
+      problems.push(importMessages.unnamedColumn(index + 1));
+      return null;
+    }
+    if (seen.has(name)) problems.push(importMessages.repeatedColumn(name));
+    seen.add(name);
+    if (name === 'password') problems.push(importMessages.passwordColumn);
+    else if ((IMPORTED_FIELDS as readonly string[]).includes(name)) return name as ImportedField;
+    else if (!IGNORED_COLUMNS.has(name)) problems.push(importMessages.unknownColumn(raw.trim()));
+    return null;
+  });
+  if (problems.length > 0) throw fileError(...problems);
+  return columns;
+}
+
+function csvProblem(err: CsvError): string {
+  // `records` counts the records read before the one that failed; the header is row 1.
+  const row = Number((err as unknown as { records?: number }).records ?? 0) + 1;
+  if (err.code === 'CSV_QUOTE_NOT_CLOSED') return importMessages.quoteNotClosed(row);
+  if (err.code === 'CSV_INVALID_CLOSING_QUOTE') return importMessages.textAfterQuote(row);
+  return importMessages.notCsv(row);
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * A CSV body as rows of cells by person field (data.md section 2): UTF-8 with or without BOM,
+ * comma or semicolon separated, quoted cells holding separators, quotes and line breaks. Cells
+ * lose the `'` that the export put before a formula-looking text. A file that is not one, names
+ * a column the import does not know, or has more than `maxRows` data rows is 422 on `file`.
+ * Rows with no text at all are skipped (but keep their number, as a spreadsheet shows them).
+ */
+export function parseImportFile(body: Buffer | undefined, maxRows: number): ImportFile {
+  let text: string;
+  try {
+    // The decoder drops a leading BOM.
+    text = UTF8.decode(body ?? Buffer.alloc(0));
+  } catch {
+    throw fileError(importMessages.notUtf8);
+  }
+  if (text.trim() === '') throw fileError(importMessages.noHeader);
+  let records: string[][];
+  try {
+    records = parse(text, { delimiter: separatorOf(text), relax_column_count: true, skip_empty_lines: false }) as string[][];
+  } catch (err) {
+    if (err instanceof CsvError) throw fileError(csvProblem(err));
+    throw err;
+  }
+  const [header = [], ...data] = records;
+  const columns = columnsOf(header);
+  const rows: ImportRow[] = [];
+  for (const [index, record] of data.entries()) {
+    if (record.every((cell) => cell.trim() === '')) continue;
+    if (rows.length === maxRows) throw fileError(importMessages.tooManyRows(maxRows));
+    const cells: ImportRow['cells'] = {};
+    columns.forEach((field, column) => {
+      if (field !== null) cells[field] = unneutralise(record[column] ?? '');
+    });
+    const overflowing = record.slice(columns.length).some((cell) => cell !== '');
+    rows.push({ row: index + 2, cells, overflowing });
+  }
+  return { fields: new Set(columns.filter((field): field is ImportedField => field !== null)), rows };
+}

@@ -1,0 +1,249 @@
+import type { Kysely } from 'kysely';
+import type { TenantDatabase } from '../../db/types.js';
+import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
+import { toDbTimestamp } from '../../lib/time.js';
+import { lowerAscii } from '../../lib/validation.js';
+import type { GroupRow } from '../groups/queries.js';
+import { insertMembership } from '../memberships/queries.js';
+import { requireGrantable, requireGroupById } from '../memberships/rules.js';
+import { activeMemberNames, activeRoleHolderIds, findPeopleByEmails, findPeopleByIds, unendedRoleHolderIds } from '../people/queries.js';
+import { mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
+import { insertUser, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
+import { importMessages } from './messages.js';
+import { IMPORTED_FIELDS, type ImportedField, type ImportFile, type ImportRow } from './parse.js';
+import { validateImportRow, type ImportCounts, type ImportRowInput } from './schemas.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+/** Where every row of a file goes: a group and a role type the caller may grant there. */
+export interface ImportTarget {
+  group: GroupRow;
+  roleType: string;
+}
+
+/**
+ * The whole file is refused (404 group or role type, 403) unless the caller has `write` on the
+ * group and the role type's permission is not above their own there (groups.md section 4).
+ */
+export async function requireImportTarget(db: TenantDb, access: Access, groupId: number, roleType: string): Promise<ImportTarget> {
+  const group = await requireGroupById(db, groupId);
+  await requireGrantable(db, access, group, roleType);
+  return { group, roleType };
+}
+
+/** Not nullable: an empty cell leaves the stored value as it is (a new person: the default). */
+const REQUIRED: ReadonlySet<ImportedField> = new Set(['firstname', 'lastname', 'is_vegetarian', 'can_swimm']);
+const INTEGERS: ReadonlySet<ImportedField> = new Set(['gender_id', 'type_id']);
+const FLAGS: ReadonlySet<ImportedField> = new Set(['is_vegetarian', 'can_swimm']);
+type PersonField = Exclude<ImportedField, 'username'>;
+const PERSON_FIELDS = IMPORTED_FIELDS.filter((field): field is PersonField => field !== 'username');
+
+/** A cell as the value its field takes; text that is not one stays text, so validation words the problem. */
+function cellValue(field: ImportedField, cell: string): unknown {
+  if (cell === '') return REQUIRED.has(field) ? undefined : null;
+  if (INTEGERS.has(field) && /^-?\d{1,15}$/.test(cell)) return Number(cell);
+  if (FLAGS.has(field)) {
+    const word = cell.trim().toLowerCase();
+    if (word === 'true' || word === '1') return true;
+    if (word === 'false' || word === '0') return false;
+  }
+  return cell;
+}
+
+/** The row's person fields as validated input (undefined: not given), or its messages. */
+function rowInput(row: ImportRow): { input: ImportRowInput | null; problems: string[] } {
+  const values: Record<string, unknown> = {};
+  for (const field of PERSON_FIELDS) {
+    const cell = row.cells[field];
+    if (cell === undefined) continue;
+    const value = cellValue(field, cell);
+    if (value !== undefined) values[field] = value;
+  }
+  const check = validateImportRow(values);
+  const problems = row.overflowing ? [importMessages.tooManyCells] : [];
+  if (!check.ok) return { input: null, problems: [...problems, ...Object.values(check.fieldErrors).flat()] };
+  return { input: check.value, problems };
+}
+
+const stored = (field: PersonField, person: UserRow): unknown => {
+  const value = person[field];
+  if (FLAGS.has(field)) return Boolean(value);
+  if (INTEGERS.has(field)) return value === null ? null : Number(value);
+  return value;
+};
+
+/** What a matched row changes about its person: the given fields whose value differs. */
+function changesOf(input: ImportRowInput, person: UserRow): ProfileChanges {
+  const changes: Record<string, unknown> = {};
+  for (const field of PERSON_FIELDS) {
+    const value = input[field];
+    if (value === undefined) continue;
+    if (field === 'email') {
+      // Required for a login: an empty cell leaves it. A difference in case alone is no change.
+      if (value === null && person.username !== null && person.password !== null) continue;
+      if (value !== null && person.email !== null && lowerAscii(value as string) === lowerAscii(person.email)) continue;
+    }
+    if (value !== stored(field, person)) changes[field] = FLAGS.has(field) ? (value ? 1 : 0) : value;
+  }
+  return changes as ProfileChanges;
+}
+
+const nameKey = (firstname: string, lastname: string, birthday: string | null | undefined) =>
+  JSON.stringify(birthday === undefined ? [firstname, lastname] : [firstname, lastname, birthday]);
+
+interface PlannedRow {
+  row: number;
+  input: ImportRowInput;
+  person: UserRow | null;
+  changes: ProfileChanges;
+  joins: boolean;
+}
+
+/** Every row's problems, by row number, as the 422 names them: `row 7`. */
+class RowProblems {
+  private readonly byRow = new Map<number, string[]>();
+  add(row: number, ...messages: string[]) {
+    if (messages.length === 0) return;
+    this.byRow.set(row, [...(this.byRow.get(row) ?? []), ...messages]);
+  }
+  get empty() {
+    return this.byRow.size === 0;
+  }
+  toFieldErrors(): FieldErrors {
+    return Object.fromEntries([...this.byRow.entries()].sort(([a], [b]) => a - b).map(([row, messages]) => [`row ${row}`, messages]));
+  }
+}
+
+/**
+ * Reads every row against the tenant (data.md section 2): validation as PATCH /people, matching
+ * by e-mail (any case) or else by name and birthday among the group's active members, the
+ * username rule, the caller's right to change each matched person. Writes nothing.
+ */
+async function planImport(db: TenantDb, access: Access, target: ImportTarget, file: ImportFile) {
+  const problems = new RowProblems();
+  const inputs: { row: ImportRow; input: ImportRowInput }[] = [];
+  const emailRows = new Map<string, number>();
+  for (const row of file.rows) {
+    const { input, problems: found } = rowInput(row);
+    problems.add(row.row, ...found);
+    if (!input) continue;
+    if (typeof input.email === 'string') {
+      const key = lowerAscii(input.email);
+      const first = emailRows.get(key);
+      if (first !== undefined) problems.add(row.row, importMessages.emailTakenInRow(first));
+      else emailRows.set(key, row.row);
+    }
+    inputs.push({ row, input });
+  }
+
+  const groupId = Number(target.group.id);
+  const byEmail = new Map((await findPeopleByEmails(db, [...emailRows.keys()])).map((person) => [lowerAscii(person.email ?? ''), person]));
+  const namesGiven = file.fields.has('birthday');
+  const byName = new Map<string, number[]>();
+  if (inputs.some(({ input }) => typeof input.email !== 'string')) {
+    for (const member of await activeMemberNames(db, groupId, access.day)) {
+      const key = nameKey(member.firstname, member.lastname, namesGiven ? member.birthday : undefined);
+      byName.set(key, [...(byName.get(key) ?? []), Number(member.id)]);
+    }
+  }
+  const nameMatches = new Map<number, number>();
+  for (const { row, input } of inputs) {
+    if (typeof input.email === 'string' || input.firstname === undefined || input.lastname === undefined) continue;
+    const ids = byName.get(nameKey(input.firstname, input.lastname, namesGiven ? (input.birthday ?? null) : undefined)) ?? [];
+    if (ids.length === 1) nameMatches.set(row.row, ids[0]!);
+  }
+  const byId = new Map((await findPeopleByIds(db, [...new Set(nameMatches.values())])).map((person) => [Number(person.id), person]));
+  const holders = await activeRoleHolderIds(db, groupId, target.roleType, access.day);
+  const unended = await unendedRoleHolderIds(db, groupId, target.roleType, access.day);
+
+  const planned: PlannedRow[] = [];
+  const matchedRows = new Map<number, number>();
+  for (const { row, input } of inputs) {
+    const matchedId = nameMatches.get(row.row);
+    const person = (typeof input.email === 'string' ? byEmail.get(lowerAscii(input.email)) : matchedId === undefined ? undefined : byId.get(matchedId)) ?? null;
+    const username = row.cells.username ?? '';
+    if (username !== '' && username !== person?.username) problems.add(row.row, importMessages.usernameNotImported);
+    if (!person) {
+      for (const field of ['firstname', 'lastname'] as const) {
+        if (input[field] === undefined) problems.add(row.row, fieldMessages.required(field));
+      }
+      planned.push({ row: row.row, input, person: null, changes: {}, joins: true });
+      continue;
+    }
+    const personId = Number(person.id);
+    const earlier = matchedRows.get(personId);
+    if (earlier !== undefined) problems.add(row.row, importMessages.samePersonAsRow(earlier));
+    else matchedRows.set(personId, row.row);
+    const changes = changesOf(input, person);
+    const joins = !holders.has(personId);
+    if (Object.keys(changes).length > 0 || joins) {
+      const right = await rightToChange(db, access, personId);
+      const loginChanges = changes.email !== undefined && !(await mayChangeLoginOf(db, access, personId));
+      if (!right || loginChanges) problems.add(row.row, importMessages.mayNotChange);
+    }
+    // A membership starting today would overlap a future one of the same role (section 4).
+    if (joins && unended.has(personId)) problems.add(row.row, ruleMessages.alreadyHasRole);
+    planned.push({ row: row.row, input, person, changes, joins });
+  }
+  if (!problems.empty) throw errors.validation(problems.toFieldErrors());
+  return planned;
+}
+
+function countsOf(planned: readonly PlannedRow[]): ImportCounts {
+  const counts = { created: 0, updated: 0, unchanged: 0 };
+  for (const plan of planned) {
+    if (plan.person === null) counts.created += 1;
+    else if (Object.keys(plan.changes).length > 0) counts.updated += 1;
+    else counts.unchanged += 1;
+  }
+  return counts;
+}
+
+async function applyImport(trx: TenantDb, access: Access, target: ImportTarget, planned: readonly PlannedRow[]): Promise<void> {
+  const now = toDbTimestamp(new Date());
+  const membership = { group_id: Number(target.group.id), role_type: target.roleType, label: null, start_on: access.day, end_on: null };
+  for (const plan of planned) {
+    if (plan.person === null) {
+      const { input } = plan;
+      const person = await insertUser(trx, {
+        username: null,
+        email: input.email ?? null,
+        firstname: input.firstname!,
+        lastname: input.lastname!,
+        gender_id: input.gender_id ?? null,
+        type_id: input.type_id ?? null,
+        phonenumber: input.phonenumber ?? null,
+        phonenumber_mobile: input.phonenumber_mobile ?? null,
+        street: input.street ?? null,
+        housenumber: input.housenumber ?? null,
+        zip: input.zip ?? null,
+        city: input.city ?? null,
+        is_vegetarian: input.is_vegetarian ? 1 : 0,
+        can_swimm: input.can_swimm ? 1 : 0,
+        birthday: input.birthday ?? null,
+        password: null,
+        is_active: 1,
+        created_at: now,
+        updated_at: now,
+      });
+      await insertMembership(trx, { person_id: Number(person.id), ...membership }, now);
+      continue;
+    }
+    const personId = Number(plan.person.id);
+    if (Object.keys(plan.changes).length > 0) await updateUserProfile(trx, personId, plan.changes, now);
+    // The plan, read in this same transaction, found no overlapping membership.
+    if (plan.joins) await insertMembership(trx, { person_id: personId, ...membership }, now);
+  }
+}
+
+/**
+ * POST /people/import and `groupadmin people import` (data.md section 2): all or nothing, in one
+ * transaction, so that what was checked is what is written. A dry run checks and counts only.
+ */
+export async function importPeople(db: TenantDb, access: Access, target: ImportTarget, file: ImportFile, options: { dryRun: boolean }): Promise<ImportCounts> {
+  return db.transaction().execute(async (trx) => {
+    const planned = await planImport(trx, access, target, file);
+    if (!options.dryRun) await applyImport(trx, access, target, planned);
+    return countsOf(planned);
+  });
+}

@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely';
+import type { Readable } from 'node:stream';
+import type { TenantDatabase } from '../../db/types.js';
+import type { SortKey } from '../../http/paging.js';
+import { csvStream, type Cell } from '../../lib/csv.js';
+import { requireGroupById } from '../memberships/rules.js';
+import type { Access } from '../permissions/rules.js';
+import { listVisiblePeople, personSortKey, type PeopleSelection } from './queries.js';
+import { PersonSchema, toApiPerson, type ApiPerson, type PeopleFilters } from './schemas.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+/** The columns of the people CSV (data.md section 1): the person fields in their JSON order. */
+export const PERSON_COLUMNS = Object.keys(PersonSchema.properties) as (keyof ApiPerson)[];
+
+/** Rows read a page at a time (keyset), so a list of any length streams in constant memory. */
+const PAGE_ROWS = 2000;
+
+/** GET /people's filters as a selection of listVisiblePeople (a group that does not exist is 404). */
+export async function peopleSelection(db: TenantDb, access: Access, filters: Omit<PeopleFilters, 'limit' | 'cursor'>): Promise<PeopleSelection> {
+  const selection: PeopleSelection = { activeOn: filters.active_on ?? access.day, sort: filters.sort ?? 'name' };
+  if (filters.group_id !== undefined) {
+    const group = await requireGroupById(db, filters.group_id);
+    selection.group = { id: Number(group.id), path: group.path, below: filters.below === true };
+  }
+  if (filters.role_type !== undefined) selection.roleType = filters.role_type;
+  if (filters.ids !== undefined) selection.ids = [...new Set(filters.ids.split(',').map(Number))];
+  if (filters.q !== undefined) selection.q = filters.q;
+  if (filters.updated_since !== undefined) selection.updatedSince = new Date(filters.updated_since);
+  if (filters.is_vegetarian !== undefined) selection.isVegetarian = filters.is_vegetarian;
+  if (filters.can_swimm !== undefined) selection.canSwimm = filters.can_swimm;
+  return selection;
+}
+
+/** The file name of an export made on the tenant's `day`. */
+export const peopleCsvName = (day: string): string => `people-${day}.csv`;
+
+/**
+ * Every person of the selection the caller sees, as CSV, from the row after `after` on. Each page
+ * is read when the reader has taken the one before, so memory stays flat however long the list.
+ */
+export function peopleCsv(db: TenantDb, access: Access, selection: PeopleSelection, after: SortKey | null = null): Readable {
+  async function* rows(): AsyncGenerator<Cell[]> {
+    let from = after;
+    for (;;) {
+      const page = await listVisiblePeople(db, access, selection, from, PAGE_ROWS);
+      for (const row of page.slice(0, PAGE_ROWS)) {
+        const person = toApiPerson(row);
+        yield PERSON_COLUMNS.map((column) => person[column]);
+      }
+      if (page.length <= PAGE_ROWS) return;
+      from = personSortKey(page[PAGE_ROWS - 1]!, selection.sort);
+    }
+  }
+  return csvStream(PERSON_COLUMNS, rows());
+}

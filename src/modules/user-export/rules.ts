@@ -1,0 +1,60 @@
+import type { Kysely } from 'kysely';
+import type { Day } from '../../access/permissions.js';
+import type { TenantDatabase } from '../../db/types.js';
+import { errors } from '../../errors.js';
+import { findGroup } from '../groups/queries.js';
+import { listPersonMemberships, type MembershipRow } from '../memberships/queries.js';
+import { findPerson, listGuardians, listWards } from '../people/queries.js';
+import { operatorAccess } from '../permissions/rules.js';
+import { listTokens } from '../tokens/rules.js';
+import type { TokenListItem } from '../tokens/schemas.js';
+import type { UserRow } from '../users/queries.js';
+import { listParticipationsOfPerson } from '../participations/queries.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+const PAGE_ROWS = 200;
+
+export interface PersonalData {
+  person: UserRow;
+  memberships: { membership: MembershipRow; groupName: string }[];
+  /** Every guardian and ward: the links are the person's own data (their names only are shown). */
+  guardians: UserRow[];
+  wards: UserRow[];
+  participations: Awaited<ReturnType<typeof listParticipationsOfPerson>>;
+  tokens: TokenListItem[];
+}
+
+/** Every membership of the person (active, future, ended), by id, read a page at a time. */
+async function allMemberships(db: TenantDb, personId: number): Promise<MembershipRow[]> {
+  const rows: MembershipRow[] = [];
+  let after: number | null = null;
+  for (;;) {
+    const page = await listPersonMemberships(db, personId, null, after, PAGE_ROWS);
+    rows.push(...page.slice(0, PAGE_ROWS));
+    if (page.length <= PAGE_ROWS) return rows;
+    after = Number(page[PAGE_ROWS - 1]!.id);
+  }
+}
+
+/**
+ * GET /user/export (data.md section 3): everything kept about the caller, the answer to a
+ * data-access request. The change history joins it with integrations.md.
+ */
+export async function personalDataOf(db: TenantDb, day: Day, personId: number, currentTokenId: number | null): Promise<PersonalData> {
+  const person = await findPerson(db, personId);
+  if (!person) throw errors.notFound('Person');
+  const memberships = await allMemberships(db, personId);
+  const groupNames = new Map<number, string>();
+  for (const groupId of new Set(memberships.map((membership) => Number(membership.group_id)))) {
+    groupNames.set(groupId, (await findGroup(db, groupId))?.name ?? '');
+  }
+  return {
+    person,
+    memberships: memberships.map((membership) => ({ membership, groupName: groupNames.get(Number(membership.group_id)) ?? '' })),
+    guardians: await listGuardians(db, await operatorAccess(db, day), personId),
+    wards: await listWards(db, personId),
+    participations: await listParticipationsOfPerson(db, personId),
+    tokens: await listTokens(db, personId, currentTokenId),
+  };
+}

@@ -1,0 +1,34 @@
+import Type, { type Static } from 'typebox';
+import { MembershipSchema, toApiMembership } from '../memberships/schemas.js';
+import { PersonSchema, toApiPerson } from '../people/schemas.js';
+import { TokenListItemSchema } from '../tokens/schemas.js';
+import { ParticipationSchema, toApiParticipation } from '../participations/schemas.js';
+import type { PersonalData } from './rules.js';
+
+/** A membership with the name of its group, after the membership's own fields. */
+const ExportedMembershipSchema = Type.Object({ ...MembershipSchema.properties, group_name: Type.String() });
+
+/** A guardian or ward: who they are, not their contact data (that is theirs, not the caller's). */
+const LinkedPersonSchema = Type.Object({ id: Type.Integer(), firstname: Type.String(), lastname: Type.String() });
+const linked = (row: { id: number; firstname: string; lastname: string }) => ({ id: Number(row.id), firstname: row.firstname, lastname: row.lastname });
+
+/** GET /user/export's `export` (data.md section 3). */
+export const PersonalDataSchema = Type.Object({
+  person: PersonSchema,
+  memberships: Type.Array(ExportedMembershipSchema),
+  guardians: Type.Array(LinkedPersonSchema),
+  wards: Type.Array(LinkedPersonSchema),
+  /** Their own participations, notes included, each with its event's name. */
+  participations: Type.Array(Type.Object({ ...ParticipationSchema.properties, notes: Type.Union([Type.String(), Type.Null()]), event_name: Type.String() })),
+  tokens: Type.Array(TokenListItemSchema),
+});
+export type ApiPersonalData = Static<typeof PersonalDataSchema>;
+
+export const toApiPersonalData = (data: PersonalData): ApiPersonalData => ({
+  person: toApiPerson(data.person),
+  memberships: data.memberships.map(({ membership, groupName }) => ({ ...toApiMembership(membership), group_name: groupName })),
+  guardians: data.guardians.map(linked),
+  wards: data.wards.map(linked),
+  participations: data.participations.map((row) => ({ ...toApiParticipation(row, true), notes: row.notes, event_name: row.event_name })),
+  tokens: data.tokens,
+});

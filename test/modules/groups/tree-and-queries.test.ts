@@ -1,0 +1,71 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
+
+/** groups.md sections 0, 1 and 5: query parameters, moves, ETags, guardians that a caller sees. */
+describe('the group tree and the conventions of every endpoint', () => {
+  let t: TestApp;
+  let root: number;
+  const tokens: Record<string, string> = {};
+  const call = (who: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+    t.app.inject({ method, url: `/api${url}`, headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${tokens[who]}` }, ...(payload ? { payload } : {}) });
+  const group = async (parent_id: number, name: string) => (await call('admin', 'POST', '/groups', { parent_id, name })).json().data.group.id as number;
+
+  beforeEach(async () => {
+    t = await buildTestApp();
+    root = await t.rootGroupId('demo');
+    const admin = await t.addUser('demo', { username: 'admin' });
+    await t.grant('demo', admin.id, root, 'admin');
+    tokens.admin = await t.login('demo', 'admin', PASSWORD);
+  });
+  afterEach(() => t.close());
+
+  it('refuses unknown query parameters on endpoints that take none', async () => {
+    const troop = await group(root, 'Troop');
+    for (const [method, url] of [['GET', `/groups/${troop}?foo=1`], ['PATCH', `/groups/${troop}?foo=1`], ['GET', '/role-types?foo=1'], ['POST', '/groups?foo=1']] as const) {
+      const answer = await call('admin', method, url, method === 'GET' ? undefined : { parent_id: root, name: 'X' });
+      expect(answer.statusCode, `${method} ${url}`).toBe(422);
+      expect(answer.json().errors).toEqual({ foo: ['The foo field is prohibited.'] });
+    }
+  });
+
+  it('answers a role type key with U+0000 like any unknown key, never a 5xx', async () => {
+    expect((await call('admin', 'GET', '/people?role_type=%00')).statusCode).toBe(422);
+    expect((await call('admin', 'PATCH', '/role-types/a%00b', { label: 'x' })).json()).toEqual({ success: false, message: 'Role type not found.' });
+    const grant = await call('admin', 'POST', '/memberships', { person_id: 1, group_id: root, role_type: 'a\u0000' });
+    expect(grant.statusCode).toBe(422);
+  });
+
+  it('changes the ETag of every group below a moved one, and lets no two crossing moves make a cycle', async () => {
+    const a = await group(root, 'A');
+    const b = await group(root, 'B');
+    const child = await group(a, 'Child');
+    const before = (await call('admin', 'GET', `/groups/${child}`)).headers.etag;
+    expect((await call('admin', 'PATCH', `/groups/${a}`, { parent_id: b })).statusCode).toBe(200);
+    const moved = await call('admin', 'GET', `/groups/${child}`);
+    expect(moved.headers.etag).not.toBe(before);
+    expect(moved.json().data.ancestors).toEqual([root, b, a]);
+    // A below B is done; B below A must now be refused, also when both are asked at once.
+    const c = await group(root, 'C');
+    const d = await group(root, 'D');
+    const answers = await Promise.all([call('admin', 'PATCH', `/groups/${c}`, { parent_id: d }), call('admin', 'PATCH', `/groups/${d}`, { parent_id: c })]);
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 422]);
+    const refused = answers.find((answer) => answer.statusCode === 422)!;
+    expect(refused.json().errors).toEqual({ parent_id: ['The group cannot be moved below itself.'] });
+  });
+
+  it('lists only the guardians the caller sees, and answers a new guardian with its ETag', async () => {
+    const troop = await group(root, 'Troop');
+    const leader = await t.addUser('demo', { username: 'leader' });
+    await t.grant('demo', leader.id, troop, 'leader');
+    tokens.leader = await t.login('demo', 'leader', PASSWORD);
+    const child = (await call('leader', 'POST', '/people', { firstname: 'Mia', lastname: 'Kid', membership: { group_id: troop, role_type: 'member' } })).json().data.person.id;
+    // A parent in another group: the admin sees them, the troop leader does not.
+    const elsewhere = await group(root, 'Parents');
+    const parent = (await call('admin', 'POST', '/people', { firstname: 'Pia', lastname: 'Kid', membership: { group_id: elsewhere, role_type: 'member' } })).json().data.person.id;
+    const added = await call('admin', 'POST', `/people/${child}/guardians`, { guardian_id: parent });
+    expect(added.statusCode).toBe(201);
+    expect(added.headers.etag).toMatch(/^"\d+"$/);
+    expect((await call('admin', 'GET', `/people/${child}/guardians`)).json().data.guardians.map((p: { id: number }) => p.id)).toEqual([parent]);
+    expect((await call('leader', 'GET', `/people/${child}/guardians`)).json().data.guardians).toEqual([]);
+  });
+});
