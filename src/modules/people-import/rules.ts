@@ -8,7 +8,7 @@ import { insertMembership } from '../memberships/queries.js';
 import { requireGrantable, requireGroupById } from '../memberships/rules.js';
 import { activeMemberNames, activeRoleHolderIds, findPeopleByEmails, findPeopleByIds, unendedRoleHolderIds } from '../people/queries.js';
 import { mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
-import { insertUser, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
+import { insertUser, newUserRow, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
 import { importMessages } from './messages.js';
 import { IMPORTED_FIELDS, type ImportedField, type ImportFile, type ImportRow } from './parse.js';
 import { validateImportRow, type ImportCounts, type ImportRowInput } from './schemas.js';
@@ -205,27 +205,7 @@ async function applyImport(trx: TenantDb, access: Access, target: ImportTarget, 
   for (const plan of planned) {
     if (plan.person === null) {
       const { input } = plan;
-      const person = await insertUser(trx, {
-        username: null,
-        email: input.email ?? null,
-        firstname: input.firstname!,
-        lastname: input.lastname!,
-        gender_id: input.gender_id ?? null,
-        type_id: input.type_id ?? null,
-        phonenumber: input.phonenumber ?? null,
-        phonenumber_mobile: input.phonenumber_mobile ?? null,
-        street: input.street ?? null,
-        housenumber: input.housenumber ?? null,
-        zip: input.zip ?? null,
-        city: input.city ?? null,
-        is_vegetarian: input.is_vegetarian ? 1 : 0,
-        can_swimm: input.can_swimm ? 1 : 0,
-        birthday: input.birthday ?? null,
-        password: null,
-        is_active: 1,
-        created_at: now,
-        updated_at: now,
-      });
+      const person = await insertUser(trx, newUserRow({ ...input, firstname: input.firstname!, lastname: input.lastname! }, { username: null, email: input.email ?? null, password: null }, now));
       await insertMembership(trx, { person_id: Number(person.id), ...membership }, now);
       continue;
     }

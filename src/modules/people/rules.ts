@@ -11,7 +11,7 @@ import { addMembership, requireGrantable, requireGroupById } from '../membership
 import { rootAdminMemberships } from '../memberships/queries.js';
 import { canSeePerson, holdsOnPerson, mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
 import { revokeAllTokens } from '../tokens/rules.js';
-import { findUserByEmail, findUserByUsername, insertUser, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
+import { findUserByEmail, findUserByUsername, insertUser, newUserRow, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
 import {
   deleteGuardianship,
   erasePersonRows,
@@ -96,27 +96,7 @@ export async function createPerson(db: TenantDb, access: Access, input: NewPerso
   const password = input.password === undefined ? null : await hashPassword(input.password);
   const timestamp = toDbTimestamp(new Date());
   return db.transaction().execute(async (trx) => {
-    const person = await insertUser(trx, {
-      username: input.username ?? null,
-      email: input.email ?? null,
-      firstname: input.firstname,
-      lastname: input.lastname,
-      gender_id: input.gender_id ?? null,
-      type_id: input.type_id ?? null,
-      phonenumber: input.phonenumber ?? null,
-      phonenumber_mobile: input.phonenumber_mobile ?? null,
-      street: input.street ?? null,
-      housenumber: input.housenumber ?? null,
-      zip: input.zip ?? null,
-      city: input.city ?? null,
-      is_vegetarian: input.is_vegetarian ? 1 : 0,
-      can_swimm: input.can_swimm ? 1 : 0,
-      birthday: input.birthday ?? null,
-      password,
-      is_active: 1,
-      created_at: timestamp,
-      updated_at: timestamp,
-    });
+    const person = await insertUser(trx, newUserRow(input, { username: input.username ?? null, email: input.email ?? null, password }, timestamp));
     await addMembership(trx, Number(person.id), input.membership, access.day);
     return person;
   });

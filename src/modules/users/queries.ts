@@ -41,6 +41,50 @@ export type NewUserRow = Omit<Insertable<UsersTable>, 'lastname_key' | 'firstnam
 // the names it writes.
 const nextVersion = sql<number>`version + 1`;
 
+/** The profile fields of a new person as its creators receive them (a new user, POST /people, a CSV row). */
+export interface NewProfile {
+  firstname: string;
+  lastname: string;
+  gender_id?: number | null;
+  type_id?: number | null;
+  phonenumber?: string | null;
+  phonenumber_mobile?: string | null;
+  street?: string | null;
+  housenumber?: string | null;
+  zip?: string | null;
+  city?: string | null;
+  is_vegetarian?: boolean;
+  can_swimm?: boolean;
+  birthday?: string | null;
+}
+
+/** A new, active person's row: fields not given are null, booleans false, as the table stores them. */
+export function newUserRow(
+  profile: NewProfile,
+  login: { username: string | null; email: string | null; password: string | null },
+  timestamp: string,
+): NewUserRow {
+  return {
+    ...login,
+    firstname: profile.firstname,
+    lastname: profile.lastname,
+    gender_id: profile.gender_id ?? null,
+    type_id: profile.type_id ?? null,
+    phonenumber: profile.phonenumber ?? null,
+    phonenumber_mobile: profile.phonenumber_mobile ?? null,
+    street: profile.street ?? null,
+    housenumber: profile.housenumber ?? null,
+    zip: profile.zip ?? null,
+    city: profile.city ?? null,
+    is_vegetarian: profile.is_vegetarian ? 1 : 0,
+    can_swimm: profile.can_swimm ? 1 : 0,
+    birthday: profile.birthday ?? null,
+    is_active: 1,
+    created_at: timestamp,
+    updated_at: timestamp,
+  };
+}
+
 export async function insertUser(db: TenantDb, user: NewUserRow): Promise<UserRow> {
   return db
     .insertInto('users')

@@ -10,6 +10,7 @@ import {
   findUserById,
   findUserByUsername,
   insertUser,
+  newUserRow,
   setUserActive,
   updateUserPasswordHash,
   updateUserProfile,
@@ -65,26 +66,7 @@ export async function createUser(db: TenantDb, input: NewUser, now = new Date())
   if (await findUserByEmail(db, input.email)) conflicts.email = [fieldMessages.taken('email')];
   if (Object.keys(conflicts).length > 0) throw new UserConflictError(conflicts);
   const timestamp = toDbTimestamp(now);
-  const row = await insertUser(db, {
-    username: input.username,
-    email: input.email,
-    firstname: input.firstname,
-    lastname: input.lastname,
-    gender_id: input.gender_id ?? null,
-    type_id: input.type_id ?? null,
-    phonenumber: input.phonenumber ?? null,
-    phonenumber_mobile: input.phonenumber_mobile ?? null,
-    street: input.street ?? null,
-    housenumber: input.housenumber ?? null,
-    zip: input.zip ?? null,
-    city: input.city ?? null,
-    is_vegetarian: input.is_vegetarian ? 1 : 0,
-    can_swimm: input.can_swimm ? 1 : 0,
-    password: await hashPassword(input.password),
-    is_active: 1,
-    created_at: timestamp,
-    updated_at: timestamp,
-  });
+  const row = await insertUser(db, newUserRow(input, { username: input.username, email: input.email, password: await hashPassword(input.password) }, timestamp));
   return toApiUser(row);
 }
 

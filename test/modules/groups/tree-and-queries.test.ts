@@ -53,6 +53,19 @@ describe('the group tree and the conventions of every endpoint', () => {
     expect(refused.json().errors).toEqual({ parent_id: ['The group cannot be moved below itself.'] });
   });
 
+  it('keeps a group with an upcoming event, and deletes its ended events with it (section 7)', async () => {
+    const troop = await group(root, 'Troop');
+    const event = (starts_at: string, ends_at: string) => call('admin', 'POST', '/events', { group_id: troop, name: 'Camp', starts_at, ends_at });
+    const ended = (await event('2020-07-01T08:00:00Z', '2020-07-08T08:00:00Z')).json().data.event.id;
+    const upcoming = (await event('2099-07-01T08:00:00Z', '2099-07-08T08:00:00Z')).json().data.event.id;
+    const refused = await call('admin', 'DELETE', `/groups/${troop}`);
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().errors).toEqual({ group: ['The group still has upcoming events.'] });
+    expect((await call('admin', 'DELETE', `/events/${upcoming}`)).statusCode).toBe(204);
+    expect((await call('admin', 'DELETE', `/groups/${troop}`)).statusCode).toBe(204);
+    expect((await call('admin', 'GET', `/events/${ended}`)).json()).toEqual({ success: false, message: 'Event not found.' });
+  });
+
   it('lists only the guardians the caller sees, and answers a new guardian with its ETag', async () => {
     const troop = await group(root, 'Troop');
     const leader = await t.addUser('demo', { username: 'leader' });
