@@ -36,7 +36,7 @@ import eventRoutes from './modules/events/routes.js';
 import participationRoutes from './modules/participations/routes.js';
 import { createTenantCalendar } from './modules/permissions/calendar.js';
 import { createRequestAccess } from './modules/permissions/request.js';
-import { createCursorCodec } from './http/paging.js';
+import { createCursorCodec, cursorScope } from './http/paging.js';
 import { readOrCreateSetting } from './db/settings.js';
 
 const { version: SERVICE_VERSION } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -157,7 +157,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(tokenRoutes, { tokenPrefix });
       await api.register(tenantRoutes, { storage });
       // groups.md: the group administration core.
-      const resources = { cursors, accessOf: createRequestAccess(createTenantCalendar(storage, deps.now)) };
+      const cursorsOf = (request: FastifyRequest) => cursors.scoped(cursorScope(request.tenant.slug, request.query as Record<string, unknown>));
+      const resources = { cursorsOf, accessOf: createRequestAccess(createTenantCalendar(storage, deps.now)) };
       await api.register(groupRoutes, resources);
       await api.register(roleTypeRoutes, resources);
       await api.register(membershipRoutes, resources);

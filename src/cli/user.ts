@@ -99,19 +99,24 @@ export function registerUserCommands(program: Command): void {
       const operator = await operatorAccess(db, today);
       // The group and the role type are checked before the user exists, so a typo creates nobody.
       if (grant) await requireGrantable(db, operator, await requireGroupById(db, grant.group_id), grant.role_type);
-      let created;
-      try {
-        created = await createUser(db, checked.value);
-      } catch (err) {
-        if (err instanceof UserConflictError) throw new CliError(firstMessage(err.fieldErrors));
-        throw err;
-      }
+      // The user and their first membership in one transaction: a membership refused (dates out of
+      // order) leaves no user behind.
+      const created = await db.transaction().execute(async (trx) => {
+        let user;
+        try {
+          user = await createUser(trx, checked.value);
+        } catch (err) {
+          if (err instanceof UserConflictError) throw new CliError(firstMessage(err.fieldErrors));
+          throw err;
+        }
+        // Without --group, the tenant's first administrator (groups.md section 3).
+        if (grant) await addMembership(trx, user.id, grant, today);
+        else await grantFirstAdministrator(trx, user.id, today);
+        return user;
+      });
       process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+      // stderr stays the generated password's alone (decisions.md 9), the README says so.
       reportGenerated(password, generated);
-      // Without --group, the tenant's first administrator (groups.md section 3); stderr stays the
-      // generated password's alone (decisions.md 9), the README says so.
-      if (grant) await addMembership(db, created.id, grant, today);
-      else await grantFirstAdministrator(db, created.id, today);
     }),
   );
 

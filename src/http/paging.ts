@@ -35,6 +35,11 @@ export interface CursorCodec {
    * another page. (A last page that is exactly full has no extra row and no cursor.)
    */
   page<Row>(list: string, rows: Row[], limit: number, keyOf: (row: Row) => SortKey): Page<Row>;
+  /**
+   * The same codec with its cursors bound to `scope` as well (the tenant and the list's filters): a
+   * cursor carried over to another tenant or to the same list with other filters is "for another list".
+   */
+  scoped(scope: string): CursorCodec;
 }
 
 const SIGNATURE_LENGTH = 22; // 128 bits of HMAC-SHA256, base64url
@@ -42,8 +47,10 @@ const SIGNATURE_LENGTH = 22; // 128 bits of HMAC-SHA256, base64url
 const invalidCursor = () => errors.invalidField('cursor', fieldMessages.invalid('cursor'));
 
 /** Cursors signed with `secret`, which every instance of the service must share. */
-export function createCursorCodec(secret: Buffer): CursorCodec {
-  const sign = (payload: string) => createHmac('sha256', secret).update(payload).digest('base64url').slice(0, SIGNATURE_LENGTH);
+export function createCursorCodec(secret: Buffer, scope = ''): CursorCodec {
+  // The scope is signed, not carried: the cursor stays short and shows nothing of the filters.
+  const sign = (payload: string) =>
+    createHmac('sha256', secret).update(scope).update('\n').update(payload).digest('base64url').slice(0, SIGNATURE_LENGTH);
   const codec: CursorCodec = {
     encode(list, key) {
       const payload = Buffer.from(JSON.stringify([list, key])).toString('base64url');
@@ -70,8 +77,23 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
       const shown = rows.slice(0, limit);
       return { rows: shown, nextCursor: codec.encode(list, keyOf(shown[shown.length - 1]!)) };
     },
+    scoped(more) {
+      return createCursorCodec(secret, `${scope}\n${more}`);
+    },
   };
   return codec;
+}
+
+/**
+ * What a list's cursors are bound to: the tenant and every filter of the query but the paging itself,
+ * in a fixed order, so the next page is only ever asked for with the query that produced the cursor.
+ */
+export function cursorScope(tenant: string, query: Record<string, unknown>): string {
+  const filters = Object.keys(query)
+    .filter((name) => name !== 'cursor' && name !== 'limit' && query[name] !== undefined)
+    .sort()
+    .map((name) => [name, query[name]]);
+  return JSON.stringify([tenant, filters]);
 }
 
 /** The page size a list asked for (validated by its query schema). */

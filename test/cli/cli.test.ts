@@ -112,6 +112,12 @@ describe('groupadmin command line', () => {
     expect(cli([...base, '--email', 'c@example.com']).status).toBe(0);
     const taken = cli([...base, '--email', 'other@example.com']);
     expect(taken.stderr).toBe('groupadmin: The username has already been taken.\n');
+    // A first membership refused (dates out of order) leaves no user behind: the same name is free.
+    const root = cli(['group', 'list', 'acme']).stdout.split('\t')[0]!;
+    const grant = ['--group', root, '--role', 'member'];
+    const backwards = cli(['user', 'create', 'acme', 'dora', '--firstname', 'D', '--lastname', 'E', '--email', 'd@example.com', ...grant, '--start', '2026-02-10', '--end', '2026-02-01']);
+    expect(backwards).toMatchObject({ status: 1, stdout: '', stderr: 'groupadmin: The end on field must be a date after or equal to start on.\n' });
+    expect(cli(['user', 'create', 'acme', 'dora', '--firstname', 'D', '--lastname', 'E', '--email', 'd@example.com', ...grant]).status).toBe(0);
     const missingTenant = cli(['user', 'create', 'nope', 'x', '--email', 'x@example.com', '--firstname', 'X', '--lastname', 'Y']);
     expect(missingTenant.status).toBe(1);
     expect(missingTenant.stderr).toBe('groupadmin: tenant "nope" not found\n');

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { requireIfMatch, etagOf } from '../../src/http/etag.js';
-import { createCursorCodec } from '../../src/http/paging.js';
+import { createCursorCodec, cursorScope } from '../../src/http/paging.js';
 
 const codec = createCursorCodec(randomBytes(32));
 
@@ -39,6 +39,17 @@ describe('keyset cursors', () => {
         refusedAsCursor(() => codec.decode('groups', forged));
       }),
     );
+  });
+
+  it('bind to their scope (tenant and filters): the same list with other filters or in another tenant refuses them', () => {
+    const scope = cursorScope('demo', { q: 'ann', limit: 10, below: true, cursor: 'x' });
+    // Paging parameters are not part of the scope, and neither is the order the filters came in.
+    expect(scope).toBe(cursorScope('demo', { below: true, q: 'ann' }));
+    const cursor = codec.scoped(scope).encode('people:name', ['ann', 1]);
+    expect(codec.scoped(cursorScope('demo', { below: true, q: 'ann', limit: 5 })).decode('people:name', cursor)).toEqual(['ann', 1]);
+    refusedAsCursor(() => codec.scoped(cursorScope('demo', { q: 'bob', below: true })).decode('people:name', cursor));
+    refusedAsCursor(() => codec.scoped(cursorScope('other', { q: 'ann', below: true })).decode('people:name', cursor));
+    refusedAsCursor(() => codec.decode('people:name', cursor));
   });
 
   it('pages: a cursor only when more rows follow', () => {

@@ -17,7 +17,7 @@ const changed = { ...ErrorSchema, description: 'If-Match names an older version:
 const idOf = (params: unknown) => parseId((params as { id?: string }).id);
 
 /** The events module's routes (events.md section 1). */
-const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
+const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(
     '/events',
@@ -34,6 +34,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app,
       },
     },
     async (request) => {
+      const cursors = cursorsOf(request);
       const page = await listEvents(request.tenant.db, await accessOf(request), request.query, limitOf(request.query), cursors);
       return ok({ events: page.rows.map(toApiEvent), next_cursor: page.nextCursor });
     },

@@ -13,7 +13,8 @@ import { changeGroup, createGroup, listGroups, removeGroup, requireGroup } from 
 import { ancestorsOf, GroupListQuery, GroupSchema, GroupUpdateSchema, NewGroupSchema, toApiGroup } from './schemas.js';
 
 export interface ResourceRouteOptions {
-  cursors: CursorCodec;
+  /** The request's cursor codec: bound to its tenant and its list's filters. */
+  cursorsOf: (request: FastifyRequest) => CursorCodec;
   accessOf: (request: FastifyRequest) => Promise<Access>;
 }
 
@@ -23,7 +24,7 @@ const changed = { ...ErrorSchema, description: 'If-Match names an older version:
 const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized. (role permission)' };
 
 /** The groups module's routes (groups.md section 1): one tree per tenant. */
-const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
+const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(
     '/groups',
@@ -39,6 +40,7 @@ const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app,
       },
     },
     async (request) => {
+      const cursors = cursorsOf(request);
       const page = await listGroups(request.tenant.db, request.query, limitOf(request.query), cursors);
       return ok({ groups: page.rows.map(toApiGroup), next_cursor: page.nextCursor });
     },

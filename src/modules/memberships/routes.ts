@@ -22,7 +22,7 @@ const changed = { ...ErrorSchema, description: 'The resource was changed by some
 const FIXED = ['person_id', 'group_id', 'role_type'];
 
 /** The memberships module's routes (groups.md section 4). */
-const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
+const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(
     '/groups/:id/memberships',
@@ -42,6 +42,7 @@ const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async 
       },
     },
     async (request) => {
+      const cursors = cursorsOf(request);
       const group = await requireGroup(request.tenant.db, parseId((request.params as { id?: string }).id));
       const access = await accessOf(request);
       if (!atLeast(access.on(group.path), 'read')) throw errors.unauthorized();

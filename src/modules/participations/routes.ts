@@ -45,7 +45,7 @@ const sendInOrder = (reply: FastifyReply, status: number, body: unknown) =>
   reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
 
 /** The participations module's routes (events.md section 2). */
-const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursors, accessOf }) => {
+const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   const visibleEvent = beforeBody(async (request) => {
     const access = await accessOf(request);
@@ -91,6 +91,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
       },
     },
     async (request, reply) => {
+      const cursors = cursorsOf(request);
       const access = await accessOf(request);
       const { event, manager } = await requireVisibleEvent(request.tenant.db, access, idOf(request.params));
       const { query } = request;
@@ -174,6 +175,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
       },
     },
     async (request, reply) => {
+      const cursors = cursorsOf(request);
       const db = request.tenant.db;
       const access = await accessOf(request);
       const person = await requireVisiblePerson(db, access, idOf(request.params));

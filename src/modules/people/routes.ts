@@ -43,7 +43,7 @@ export interface PeopleRouteOptions extends ResourceRouteOptions {
 }
 
 /** The people module's routes (groups.md sections 3 and 5, data.md): people, guardians and wards, CSV in and out. */
-const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, { cursors, accessOf, imports = IMPORT_DEFAULTS }) => {
+const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, { cursorsOf, accessOf, imports = IMPORT_DEFAULTS }) => {
   // The CSV import takes text/csv with its own limit: a child plugin, so no other route does.
   await app.register(peopleImportRoutes, { accessOf, ...imports });
   // GET /user/export (data.md section 3) gathers the person's data from every module.
@@ -69,6 +69,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
       },
     },
     async (request, reply) => {
+      const cursors = cursorsOf(request);
       const access = await accessOf(request);
       if (wantsCsv(request)) {
         const { query } = request;
@@ -186,6 +187,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
       },
     },
     async (request) => {
+      const cursors = cursorsOf(request);
       const person = await requireVisiblePerson(request.tenant.db, await accessOf(request), idOf(request.params));
       const { query } = request;
       const list = `person-memberships:${Number(person.id)}`;

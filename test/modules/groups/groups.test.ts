@@ -76,4 +76,28 @@ describe('groups (groups.md section 1)', () => {
     expect((await call('GET', '/groups?foo=1')).json().errors).toEqual({ foo: ['The foo field is prohibited.'] });
     expect((await call('GET', '/groups?limit=0')).statusCode).toBe(422);
   });
+
+  it('takes a cursor only with the filters that produced it, and only in its own tenant', async () => {
+    const a = await create(root, 'a');
+    await create(a, 'a1');
+    await create(a, 'a2');
+    const cursor = (await call('GET', `/groups?parent_id=${a}&limit=1`)).json().data.next_cursor as string;
+    const next = await call('GET', `/groups?parent_id=${a}&limit=1&cursor=${encodeURIComponent(cursor)}`);
+    expect(next.json().data.groups.map((g: { name: string }) => g.name)).toEqual(['a2']);
+    const otherFilter = await call('GET', `/groups?parent_id=${root}&cursor=${encodeURIComponent(cursor)}`);
+    expect(otherFilter.statusCode).toBe(422);
+    expect(otherFilter.json().errors).toEqual({ cursor: ['The cursor field is invalid.'] });
+
+    await t.addTenant('other');
+    const stranger = await t.addUser('other', { username: 'admin' });
+    await t.grant('other', stranger.id, await t.rootGroupId('other'), 'admin');
+    const otherToken = await t.login('other', 'admin', PASSWORD);
+    const elsewhere = await t.app.inject({
+      method: 'GET',
+      url: `/api/groups?parent_id=${a}&cursor=${encodeURIComponent(cursor)}`,
+      headers: { ...JSON_HEADERS, host: hostOf('other'), authorization: `Bearer ${otherToken}` },
+    });
+    expect(elsewhere.statusCode).toBe(422);
+    expect(elsewhere.json().errors).toEqual({ cursor: ['The cursor field is invalid.'] });
+  });
 });
