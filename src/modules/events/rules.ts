@@ -6,7 +6,7 @@ import { requireIfMatch } from '../../http/etag.js';
 import type { CursorCodec, Page } from '../../http/paging.js';
 import { sortKey } from '../../lib/sort-key.js';
 import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
-import { findGroup, type GroupRow } from '../groups/queries.js';
+import { findGroup, holdGroup, type GroupRow } from '../groups/queries.js';
 import { householdOf, type Access } from '../permissions/rules.js';
 import { fillSeats, lockEventOrThrow } from '../participations/seats.js';
 import {
@@ -128,7 +128,11 @@ export async function createEvent(db: TenantDb, access: Access, input: NewEvent)
   };
   const problems = datesProblems(values);
   if (problems) throw errors.validation(problems);
-  return db.transaction().execute((trx) => insertEvent(trx, values, toDbTimestamp(new Date())));
+  return db.transaction().execute(async (trx) => {
+    // The group may have been deleted since it was read: hold it until the event is in.
+    if (!(await holdGroup(trx, Number(group.id)))) throw errors.notFound('Group');
+    return insertEvent(trx, values, toDbTimestamp(new Date()));
+  });
 }
 
 /**

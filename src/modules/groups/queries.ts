@@ -18,8 +18,29 @@ export const listAllGroups = (db: TenantDb): Promise<GroupRow[]> => db.selectFro
  * never make a cycle and no new group keeps the path its parent had before a move.
  */
 export async function lockTree(db: TenantDb): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  if (!onPostgres(db)) return;
   await db.selectFrom('groups').select('id').where('parent_id', 'is', null).forUpdate().execute();
+}
+
+const onPostgres = (db: TenantDb) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * Keeps a group from being deleted until the transaction ends, for a write that adds something to
+ * it (a membership, an event): on PostgreSQL its row FOR SHARE, which the delete's FOR UPDATE waits
+ * for (and the other way round); on SQLite the transaction holds the write lock already. False when
+ * the group is gone, deleted by a transaction that committed first.
+ */
+export async function holdGroup(db: TenantDb, id: number): Promise<boolean> {
+  let query = db.selectFrom('groups').select('id').where('id', '=', id);
+  if (onPostgres(db)) query = query.forShare();
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
+/** A group's row, locked for its deletion: writes that hold the group finish first (see holdGroup). */
+export async function lockGroupForDelete(db: TenantDb, id: number): Promise<GroupRow | undefined> {
+  let query = db.selectFrom('groups').selectAll().where('id', '=', id);
+  if (onPostgres(db)) query = query.forUpdate();
+  return query.executeTakeFirst();
 }
 
 export const findGroup = (db: TenantDb, id: number): Promise<GroupRow | undefined> =>

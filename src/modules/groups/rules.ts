@@ -15,6 +15,7 @@ import {
   hasActiveMemberships,
   hasSubgroups,
   insertGroup,
+  lockGroupForDelete,
   lockTree,
   listAllGroups,
   movePaths,
@@ -139,7 +140,10 @@ export async function removeGroup(db: TenantDb, access: Access, group: GroupRow,
   const parentPath = group.path.slice(0, group.path.slice(0, -1).lastIndexOf('/') + 1);
   if (!atLeast(access.on(parentPath), 'write')) throw errors.unauthorized();
   await db.transaction().execute(async (trx) => {
-    const current = await requireGroup(trx, Number(group.id));
+    // After every tree write and every write that holds this group: none adds to it unseen.
+    await lockTree(trx);
+    const current = await lockGroupForDelete(trx, Number(group.id));
+    if (!current) throw errors.notFound('Group');
     requireIfMatch(ifMatch, current.version);
     if (await hasSubgroups(trx, Number(current.id))) throw errors.ruleBroken('group', ruleMessages.groupHasSubgroups);
     if (await hasActiveMemberships(trx, Number(current.id), access.day)) throw errors.ruleBroken('group', ruleMessages.groupHasActiveMemberships);

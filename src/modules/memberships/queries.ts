@@ -27,6 +27,17 @@ export async function deleteMembership(db: TenantDb, id: number): Promise<void> 
 }
 
 /** Another membership of the same person, group and role type whose dates meet [start, end]. */
+/**
+ * The membership writes of one person take turns (PostgreSQL: the person's row FOR UPDATE; SQLite:
+ * the transaction's write lock), so two requests cannot both find no overlap and both insert.
+ * False when the person is gone (erased by a transaction that committed first).
+ */
+export async function lockPersonForMemberships(db: TenantDb, personId: number): Promise<boolean> {
+  let query = db.selectFrom('users').select('id').where('id', '=', personId);
+  if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forUpdate();
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
 export async function findOverlap(db: TenantDb, m: Pick<MembershipRow, 'person_id' | 'group_id' | 'role_type' | 'start_on' | 'end_on'>, exceptId?: number) {
   let query = db
     .selectFrom('memberships')

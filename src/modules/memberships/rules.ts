@@ -5,7 +5,7 @@ import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../err
 import { requireIfMatch } from '../../http/etag.js';
 import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
-import { findGroup, type GroupRow } from '../groups/queries.js';
+import { findGroup, holdGroup, type GroupRow } from '../groups/queries.js';
 import { canSeePerson, type Access } from '../permissions/rules.js';
 import { findRoleType } from '../role-types/queries.js';
 import {
@@ -13,6 +13,7 @@ import {
   findMembership,
   findOverlap,
   insertMembership,
+  lockPersonForMemberships,
   rootAdminMemberships,
   updateMembership,
   type MembershipRow,
@@ -62,6 +63,8 @@ export async function addMembership(db: TenantDb, personId: number, grant: Membe
   };
   const problem = datesProblem(row.start_on, row.end_on);
   if (problem) throw errors.validation(problem);
+  if (!(await lockPersonForMemberships(db, personId))) throw errors.notFound('Person');
+  if (!(await holdGroup(db, grant.group_id))) throw errors.notFound('Group');
   if (await findOverlap(db, row)) throw errors.invalidField('role_type', ruleMessages.alreadyHasRole);
   return insertMembership(db, row, toDbTimestamp(new Date()));
 }
@@ -100,6 +103,8 @@ export async function requireAnotherAdministrator(db: TenantDb, access: Access, 
 export async function changeMembership(db: TenantDb, access: Access, membership: MembershipRow, update: MembershipUpdate, ifMatch: string | undefined) {
   const input = pickFields(update, ['label', 'start_on', 'end_on']);
   return db.transaction().execute(async (trx) => {
+    // New dates can overlap another membership of the person: their writes take turns.
+    await lockPersonForMemberships(trx, Number(membership.person_id));
     const current = await findMembership(trx, Number(membership.id));
     if (!current) throw errors.notFound('Membership');
     requireIfMatch(ifMatch, current.version);

@@ -8,7 +8,7 @@ import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { hashPassword } from '../auth/passwords.js';
 import { addMembership, requireGrantable, requireGroupById } from '../memberships/rules.js';
-import { rootAdminMemberships } from '../memberships/queries.js';
+import { lockPersonForMemberships, rootAdminMemberships } from '../memberships/queries.js';
 import { canSeePerson, holdsOnPerson, mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
 import { revokeAllTokens } from '../tokens/rules.js';
 import { findUserByEmail, findUserByUsername, insertUser, newUserRow, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
@@ -153,6 +153,8 @@ export async function erasePerson(db: TenantDb, access: Access, person: UserRow,
   if (!atLeast(access.on(access.root.path), 'admin')) throw errors.unauthorized();
   const personId = Number(person.id);
   await db.transaction().execute(async (trx) => {
+    // The person first, then the administrators: the order every membership write takes its locks in.
+    if (!(await lockPersonForMemberships(trx, personId))) throw errors.notFound('Person');
     const current = await findPerson(trx, personId);
     if (!current) throw errors.notFound('Person');
     requireIfMatch(ifMatch, current.version);

@@ -53,6 +53,38 @@ describe('the group tree and the conventions of every endpoint', () => {
     expect(refused.json().errors).toEqual({ parent_id: ['The group cannot be moved below itself.'] });
   });
 
+  it('takes the same membership asked for at once only once, and never adds to a group deleted meanwhile', async () => {
+    // On PostgreSQL the requests below run on several connections at once; on SQLite they take turns.
+    const troop = await group(root, 'Troop');
+    const member = await t.addUser('demo', { username: 'member' });
+    const same = await Promise.all(
+      Array.from({ length: 8 }, () => call('admin', 'POST', '/memberships', { person_id: member.id, group_id: troop, role_type: 'member' })),
+    );
+    expect(same.map((answer) => answer.statusCode).sort()).toEqual([201, 422, 422, 422, 422, 422, 422, 422]);
+    const listed = await call('admin', 'GET', `/people/${member.id}/memberships`);
+    expect(listed.json().data.memberships).toHaveLength(1);
+
+    for (let round = 0; round < 5; round += 1) {
+      const doomed = await group(root, `Doomed ${round}`);
+      const answers = await Promise.all([
+        call('admin', 'DELETE', `/groups/${doomed}`),
+        call('admin', 'POST', '/groups', { parent_id: doomed, name: 'Child' }),
+        call('admin', 'POST', '/memberships', { person_id: member.id, group_id: doomed, role_type: 'member' }),
+        call('admin', 'POST', '/events', { group_id: doomed, name: 'Camp', starts_at: '2099-07-01T08:00:00Z', ends_at: '2099-07-08T08:00:00Z' }),
+      ]);
+      for (const answer of answers) expect(answer.statusCode, answer.body).toBeLessThan(500);
+      const [deleted, child, membership, event] = answers as [typeof answers[0], typeof answers[0], typeof answers[0], typeof answers[0]];
+      if (deleted.statusCode === 204) {
+        // Whatever came after the delete found no group; nothing was added to it before.
+        for (const added of [child, membership, event]) expect(added.statusCode).not.toBe(201);
+        expect((await call('admin', 'GET', `/groups/${doomed}`)).statusCode).toBe(404);
+      } else {
+        expect(deleted.statusCode).toBe(422);
+        expect([child, membership, event].some((added) => added.statusCode === 201)).toBe(true);
+      }
+    }
+  });
+
   it('keeps a group with an upcoming event, and deletes its ended events with it (section 7)', async () => {
     const troop = await group(root, 'Troop');
     const event = (starts_at: string, ends_at: string) => call('admin', 'POST', '/events', { group_id: troop, name: 'Camp', starts_at, ends_at });
