@@ -20,6 +20,7 @@ import tenantPlugin, { requireKnownTenant, type TenantLookup } from './http/tena
 import { createLogger, lazyRequestLogger } from './lib/logger.js';
 import { toDbTimestamp } from './lib/time.js';
 import authRoutes from './modules/auth/routes.js';
+import idempotency from './modules/idempotency/plugin.js';
 import maintenance from './modules/maintenance/plugin.js';
 import { createTenantDirectory } from './modules/tenants/directory.js';
 import tenantRoutes from './modules/tenants/routes.js';
@@ -148,6 +149,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         ...(deps.now ? { now: deps.now } : {}),
       });
       await api.register(rateLimitPlugin, { limits: rateLimits });
+      // integrations.md section 5: a POST repeated with its Idempotency-Key answers as the first did.
+      await api.register(idempotency);
       api.addHook('onRequest', admitRequest);
       api.setNotFoundHandler(app.routeNotFound);
       // One plugin per module: the original interface (login, current user) and its extensions.

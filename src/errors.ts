@@ -161,6 +161,8 @@ export const fieldMessages = {
 
 /** The messages of the rules of groups.md (sections 1-5 and 7), in its words. */
 export const ruleMessages = {
+  idempotencyKeyReused: 'The Idempotency-Key was used for another request.',
+  idempotencyKeyMalformed: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
   groupHasSubgroups: 'The group still has subgroups.',
   groupHasActiveMemberships: 'The group still has active memberships.',
   groupHasUpcomingEvents: 'The group still has upcoming events.',

@@ -907,7 +907,10 @@ export interface operations {
     logout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key within 24 h gets the first answer again (Idempotent-Replayed: true). 1-255 visible ASCII characters. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -952,6 +955,25 @@ export interface operations {
             };
             /** @description Tenant not found (unknown host), or the resource does not exist */
             404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is in progress. */
+            409: {
                 headers: {
                     /** @description Requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
@@ -2890,7 +2912,10 @@ export interface operations {
     createGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key within 24 h gets the first answer again (Idempotent-Replayed: true). 1-255 visible ASCII characters. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2994,6 +3019,25 @@ export interface operations {
             };
             /** @description Tenant not found (unknown host), or the resource does not exist */
             404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is in progress. */
+            409: {
                 headers: {
                     /** @description Requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
@@ -4019,7 +4063,10 @@ export interface operations {
     createRoleType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key within 24 h gets the first answer again (Idempotent-Replayed: true). 1-255 visible ASCII characters. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4118,6 +4165,25 @@ export interface operations {
             };
             /** @description Tenant not found (unknown host), or the resource does not exist */
             404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is in progress. */
+            409: {
                 headers: {
                     /** @description Requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
@@ -4973,7 +5039,10 @@ export interface operations {
     createMembership: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key within 24 h gets the first answer again (Idempotent-Replayed: true). 1-255 visible ASCII characters. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5083,6 +5152,25 @@ export interface operations {
             };
             /** @description Tenant not found (unknown host), or the resource does not exist */
             404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is in progress. */
+            409: {
                 headers: {
                     /** @description Requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
@@ -5750,7 +5838,10 @@ export interface operations {
                 role_type: string;
                 dry_run?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key within 24 h gets the first answer again (Idempotent-Replayed: true). 1-255 visible ASCII characters. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5841,6 +5932,25 @@ export interface operations {
             };
             /** @description Tenant not found (unknown host), or the resource does not exist */
             404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is in progress. */
+            409: {
                 headers: {
                     /** @description Requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
@@ -6470,7 +6580,10 @@ export interface operations {
     createPerson: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key within 24 h gets the first answer again (Idempotent-Replayed: true). 1-255 visible ASCII characters. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6606,6 +6719,25 @@ export interface operations {
             };
             /** @description Tenant not found (unknown host), or the resource does not exist */
             404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is in progress. */
+            409: {
                 headers: {
                     /** @description Requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
@@ -7880,7 +8012,10 @@ export interface operations {
     addGuardian: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key within 24 h gets the first answer again (Idempotent-Replayed: true). 1-255 visible ASCII characters. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description The id */
                 id: string;
@@ -7996,6 +8131,25 @@ export interface operations {
             };
             /** @description Tenant not found (unknown host), or the resource does not exist */
             404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is in progress. */
+            409: {
                 headers: {
                     /** @description Requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
@@ -8748,7 +8902,10 @@ export interface operations {
     createEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key within 24 h gets the first answer again (Idempotent-Replayed: true). 1-255 visible ASCII characters. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8873,6 +9030,25 @@ export interface operations {
             };
             /** @description Tenant not found (unknown host), or the resource does not exist */
             404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is in progress. */
+            409: {
                 headers: {
                     /** @description Requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
@@ -9953,7 +10129,10 @@ export interface operations {
     register: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key within 24 h gets the first answer again (Idempotent-Replayed: true). 1-255 visible ASCII characters. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description The id */
                 id: string;
@@ -10067,6 +10246,25 @@ export interface operations {
             };
             /** @description Tenant not found (unknown host), or the resource does not exist */
             404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is in progress. */
+            409: {
                 headers: {
                     /** @description Requests allowed in the window */
                     "X-RateLimit-Limit"?: number;

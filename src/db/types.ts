@@ -154,6 +154,19 @@ export interface ParticipationsTable {
   updated_at: string;
 }
 
+export interface IdempotencyKeysTable {
+  owner_id: number;
+  key: string;
+  /** SHA-256 of the request's path and body: the same key with another request is refused. */
+  fingerprint: string;
+  /** Null while the first request runs. */
+  status_code: number | null;
+  headers: string | null;
+  body: string | null;
+  running_until: string | null;
+  created_at: string;
+}
+
 export interface TenantDatabase {
   users: UsersTable;
   events: EventsTable;
@@ -164,6 +177,7 @@ export interface TenantDatabase {
   guardianships: GuardianshipsTable;
   personal_access_tokens: PersonalAccessTokensTable;
   cache_changes: CacheChangesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export interface TenantsTable {

@@ -1,0 +1,77 @@
+import type { Kysely } from 'kysely';
+import type { IdempotencyKeysTable, TenantDatabase } from '../../db/types.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+export interface StoredAnswer {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type Claim =
+  | { kind: 'claimed' }
+  | { kind: 'running'; fingerprint: string }
+  | { kind: 'answered'; fingerprint: string; answer: StoredAnswer };
+
+interface ClaimTimes {
+  now: string;
+  runningUntil: string;
+  /** Keys created before this are expired: their next use starts afresh. */
+  expiredBefore: string;
+}
+
+/**
+ * Takes a key for a request: a new key, an expired one, or one whose first request was abandoned
+ * (its process died before answering). Otherwise says what the key holds. Both statements are
+ * single-row and atomic, so of two requests with the same key only one ever holds it.
+ */
+export async function claimKey(db: TenantDb, ownerId: number, key: string, fingerprint: string, times: ClaimTimes): Promise<Claim> {
+  const inserted = await db
+    .insertInto('idempotency_keys')
+    .values({ owner_id: ownerId, key, fingerprint, running_until: times.runningUntil, created_at: times.now })
+    .onConflict((conflict) => conflict.columns(['owner_id', 'key']).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { kind: 'claimed' };
+  const taken = await db
+    .updateTable('idempotency_keys')
+    .set({ fingerprint, status_code: null, headers: null, body: null, running_until: times.runningUntil, created_at: times.now })
+    .where('owner_id', '=', ownerId)
+    .where('key', '=', key)
+    .where((eb) => eb.or([eb('created_at', '<', times.expiredBefore), eb.and([eb('status_code', 'is', null), eb('running_until', '<', times.now)])]))
+    .executeTakeFirst();
+  if (Number(taken.numUpdatedRows) === 1) return { kind: 'claimed' };
+  const row = await db.selectFrom('idempotency_keys').selectAll().where('owner_id', '=', ownerId).where('key', '=', key).executeTakeFirst();
+  // Gone between the statements (its first request failed and let it go): ask again.
+  if (!row) return claimKey(db, ownerId, key, fingerprint, times);
+  return answerOf(row);
+}
+
+function answerOf(row: IdempotencyKeysTable): Claim {
+  if (row.status_code === null) return { kind: 'running', fingerprint: row.fingerprint };
+  return {
+    kind: 'answered',
+    fingerprint: row.fingerprint,
+    answer: { statusCode: Number(row.status_code), headers: JSON.parse(row.headers ?? '{}') as Record<string, string>, body: row.body ?? '' },
+  };
+}
+
+export async function storeAnswer(db: TenantDb, ownerId: number, key: string, answer: StoredAnswer): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ status_code: answer.statusCode, headers: JSON.stringify(answer.headers), body: answer.body, running_until: null })
+    .where('owner_id', '=', ownerId)
+    .where('key', '=', key)
+    .execute();
+}
+
+/** Lets a key go (its request failed on the server's side: a retry should run again). */
+export async function releaseKey(db: TenantDb, ownerId: number, key: string): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('owner_id', '=', ownerId).where('key', '=', key).execute();
+}
+
+/** Deletes the keys created before `before`; returns how many. */
+export async function sweepKeys(db: TenantDb, before: string): Promise<number> {
+  const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

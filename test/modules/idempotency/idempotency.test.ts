@@ -1,0 +1,130 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { toDbTimestamp } from '../../../src/lib/time.js';
+import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
+
+/** integrations.md section 5: safe retries of a POST with `Idempotency-Key`. */
+describe('Idempotency-Key', () => {
+  let t: TestApp;
+  let root: number;
+  const tokens: Record<string, string> = {};
+  const post = (who: string, url: string, payload: object, key?: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api${url}`,
+      headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${tokens[who]}`, ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      payload,
+    });
+  const groupNames = async () =>
+    (await t.storage.tenantDb('demo').selectFrom('groups').select('name').where('parent_id', '=', root).execute()).map((row) => row.name).sort();
+  const storedKeys = () => t.storage.tenantDb('demo').selectFrom('idempotency_keys').selectAll().execute();
+
+  beforeEach(async () => {
+    t = await buildTestApp();
+    root = await t.rootGroupId('demo');
+    for (const name of ['admin', 'other']) {
+      const user = await t.addUser('demo', { username: name, email: `${name}@example.com` });
+      await t.grant('demo', user.id, root, 'admin');
+      tokens[name] = await t.login('demo', name, PASSWORD);
+    }
+  });
+  afterEach(() => t.close());
+
+  it('runs a POST once and answers its repeat with the first answer, marked as replayed', async () => {
+    const first = await post('admin', '/groups', { parent_id: root, name: 'Troop' }, 'create-troop-1');
+    expect(first.statusCode).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await post('admin', '/groups', { parent_id: root, name: 'Troop' }, 'create-troop-1');
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.headers['content-type']).toBe(first.headers['content-type']);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(again.body).toBe(first.body);
+    expect(await groupNames()).toEqual(['Troop']);
+    // Without the header, or with another key, a POST runs as always.
+    expect((await post('admin', '/groups', { parent_id: root, name: 'Troop' })).statusCode).toBe(201);
+    expect((await post('admin', '/groups', { parent_id: root, name: 'Troop' }, 'create-troop-2')).statusCode).toBe(201);
+    expect(await groupNames()).toEqual(['Troop', 'Troop', 'Troop']);
+  });
+
+  it('replays a refusal too, and refuses the same key with another request', async () => {
+    const refused = await post('admin', '/groups', { parent_id: 999999, name: 'Lost' }, 'k');
+    expect(refused.statusCode).toBe(422);
+    const again = await post('admin', '/groups', { parent_id: 999999, name: 'Lost' }, 'k');
+    expect(again.statusCode).toBe(422);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(refused.json());
+    for (const [url, payload] of [['/groups', { parent_id: root, name: 'Other' }], ['/role-types', { key: 'scout', label: 'Scout', permission: 'read', scope: 'group' }]] as const) {
+      const reused = await post('admin', url, payload, 'k');
+      expect(reused.statusCode).toBe(422);
+      expect(reused.json()).toEqual({
+        success: false,
+        message: 'The Idempotency-Key was used for another request.',
+        errors: { idempotency_key: ['The Idempotency-Key was used for another request.'] },
+      });
+    }
+  });
+
+  it('keeps keys apart per token owner, and refuses malformed keys', async () => {
+    expect((await post('admin', '/groups', { parent_id: root, name: 'A' }, 'same')).statusCode).toBe(201);
+    const theirs = await post('other', '/groups', { parent_id: root, name: 'A' }, 'same');
+    expect(theirs.statusCode).toBe(201);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect(await groupNames()).toEqual(['A', 'A']);
+    for (const bad of ['', 'has space', 'x'.repeat(256), 'ümlaut']) {
+      const answer = await post('admin', '/groups', { parent_id: root, name: 'B' }, bad);
+      expect(answer.statusCode, JSON.stringify(bad)).toBe(422);
+      expect(answer.json().errors).toEqual({ idempotency_key: ['The Idempotency-Key header must be 1 to 255 visible ASCII characters.'] });
+    }
+    expect((await post('admin', '/groups', { parent_id: root, name: 'B' }, 'x'.repeat(255))).statusCode).toBe(201);
+  });
+
+  it('answers 409 to a repeat while the first request still runs', async () => {
+    // Hashing the new person's password keeps the first request running while the second arrives.
+    const person = { firstname: 'Pat', lastname: 'Doe', username: 'pat', email: 'pat@example.com', password: 'a long password', membership: { group_id: root, role_type: 'member' } };
+    const answers = await Promise.all([post('admin', '/people', person, 'new-pat'), post('admin', '/people', person, 'new-pat')]);
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 409]);
+    expect(answers.find((answer) => answer.statusCode === 409)!.json()).toEqual({ success: false, message: 'A request with this Idempotency-Key is in progress.' });
+    const replay = await post('admin', '/people', person, 'new-pat');
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('runs again after 24 hours, or when the first request was abandoned by a process that died', async () => {
+    expect((await post('admin', '/groups', { parent_id: root, name: 'Old' }, 'old')).statusCode).toBe(201);
+    const db = t.storage.tenantDb('demo');
+    await db.updateTable('idempotency_keys').set({ created_at: toDbTimestamp(new Date(Date.now() - 25 * 3600_000)) }).execute();
+    const later = await post('admin', '/groups', { parent_id: root, name: 'Old' }, 'old');
+    expect(later.statusCode).toBe(201);
+    expect(later.headers['idempotent-replayed']).toBeUndefined();
+
+    // A first request whose process died: running, past its time.
+    await db.updateTable('idempotency_keys').set({ status_code: null, body: null, running_until: toDbTimestamp(new Date(Date.now() - 1000)) }).execute();
+    const taken = await post('admin', '/groups', { parent_id: root, name: 'Old' }, 'old');
+    expect(taken.statusCode).toBe(201);
+    expect(taken.headers['idempotent-replayed']).toBeUndefined();
+    expect(await groupNames()).toEqual(['Old', 'Old', 'Old']);
+  });
+
+  it('takes no part in the answers that carry a secret, nor in other methods', async () => {
+    const login = () =>
+      t.app.inject({ method: 'POST', url: '/api/login', headers: { ...JSON_HEADERS, host: hostOf('demo'), 'idempotency-key': 'login' }, payload: { username: 'admin', password: PASSWORD } });
+    const [one, two] = [await login(), await login()];
+    expect(one.statusCode).toBe(200);
+    expect(one.json().data.api_key).not.toBe(two.json().data.api_key);
+    const token = () => post('admin', '/tokens', { name: 'script' }, 'token');
+    const [a, b] = [await token(), await token()];
+    expect(a.statusCode).toBe(201);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+    expect(a.body).not.toBe(b.body);
+    expect(await storedKeys()).toEqual([]);
+  });
+
+  it('forgets the keys of an erased person with the answers stored for them', async () => {
+    expect((await post('other', '/groups', { parent_id: root, name: 'Theirs' }, 'mine')).statusCode).toBe(201);
+    expect(await storedKeys()).toHaveLength(1);
+    const other = await t.storage.tenantDb('demo').selectFrom('users').select('id').where('username', '=', 'other').executeTakeFirstOrThrow();
+    const erased = await t.app.inject({ method: 'DELETE', url: `/api/people/${other.id}`, headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${tokens.admin}` } });
+    expect(erased.statusCode).toBe(204);
+    expect(await storedKeys()).toEqual([]);
+  });
+});
