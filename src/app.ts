@@ -20,6 +20,7 @@ import tenantPlugin, { requireKnownTenant, type TenantLookup } from './http/tena
 import { createLogger, lazyRequestLogger } from './lib/logger.js';
 import { toDbTimestamp } from './lib/time.js';
 import authRoutes from './modules/auth/routes.js';
+import changeRoutes from './modules/changes/routes.js';
 import idempotency from './modules/idempotency/plugin.js';
 import maintenance from './modules/maintenance/plugin.js';
 import { createTenantDirectory } from './modules/tenants/directory.js';
@@ -169,6 +170,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // events.md: camps and meetings, registration, waiting lists.
       await api.register(eventRoutes, resources);
       await api.register(participationRoutes, resources);
+      // integrations.md: the change feed.
+      await api.register(changeRoutes, resources);
     },
     { prefix: '/api' },
   );

@@ -45,6 +45,8 @@ const EnvSchema = Type.Object({
   CORS_ORIGINS: Type.String({ default: '' }),
   IMPORT_BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024, default: IMPORT_DEFAULTS.bodyLimit }),
   IMPORT_MAX_ROWS: Type.Integer({ minimum: 1, maximum: 10_000_000, default: IMPORT_DEFAULTS.maxRows }),
+  /** integrations.md section 2: change records are kept at least this many days. */
+  CHANGES_RETENTION_DAYS: Type.Integer({ minimum: 30, maximum: 36_500, default: 30 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -93,6 +95,8 @@ export interface Config {
   /** The CSV import of people (data.md section 2): its own body limit, and data rows at most. */
   readonly importBodyLimit: number;
   readonly importMaxRows: number;
+  /** `groupadmin changes prune` deletes change records older than this. */
+  readonly changesRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -211,5 +215,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins,
     importBodyLimit: parsed.IMPORT_BODY_LIMIT,
     importMaxRows: parsed.IMPORT_MAX_ROWS,
+    changesRetentionDays: parsed.CHANGES_RETENTION_DAYS,
   });
 }

@@ -98,7 +98,7 @@ export function registerGroupCommands(program: Command): void {
           ...(options.label === undefined ? {} : { label: options.label }),
         });
         const { db } = await openTenant(storage, tenant);
-        print(toApiRoleType(await createRoleType(db, input)));
+        print(toApiRoleType(await createRoleType(db, null, input)));
       }),
     );
 

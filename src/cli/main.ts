@@ -11,6 +11,7 @@ import { registerEventCommands } from './events.js';
 import { registerGroupCommands } from './groups.js';
 import { registerPeopleCommands } from './people.js';
 import { registerImportCommands } from './import.js';
+import { registerChangesCommands } from './changes.js';
 import { registerMaintenanceCommands } from './maintenance.js';
 import { registerTenantCommands } from './tenant.js';
 import { registerTokenCommands } from './token.js';
@@ -60,6 +61,7 @@ export function buildProgram(): Command {
   registerPeopleCommands(program);
   registerImportCommands(program);
   registerMaintenanceCommands(program);
+  registerChangesCommands(program);
   return program;
 }
 

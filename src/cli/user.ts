@@ -10,6 +10,7 @@ import { MembershipGrantSchema, type MembershipGrant } from '../modules/membersh
 import { operatorAccess } from '../modules/permissions/rules.js';
 import { CliError, openTenant, readPasswordFromStdin, requireUser, tenantDatabase, withStorage } from './context.js';
 import { membershipInput } from './groups.js';
+import { transact } from '../modules/changes/recorder.js';
 
 const TEXT_FIELDS = ['phonenumber', 'phonenumber_mobile', 'street', 'housenumber', 'zip', 'city'] as const;
 const INTEGER_FIELDS = ['gender_id', 'type_id'] as const;
@@ -101,7 +102,7 @@ export function registerUserCommands(program: Command): void {
       if (grant) await requireGrantable(db, operator, await requireGroupById(db, grant.group_id), grant.role_type);
       // The user and their first membership in one transaction: a membership refused (dates out of
       // order) leaves no user behind.
-      const created = await db.transaction().execute(async (trx) => {
+      const created = await transact(db, null, async (trx) => {
         let user;
         try {
           user = await createUser(trx, checked.value);

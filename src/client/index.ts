@@ -150,6 +150,10 @@ export function createClient(options: ClientOptions) {
       ofPerson: (personId: number, query: Query<'listPersonParticipations'> = {}) =>
         api.GET('/people/{id}/participations', { params: { path: { id: String(personId) }, query } }),
     },
+    /** integrations.md section 2: every change in commit order; keep `next_after` and ask again with `after`. */
+    changes: {
+      list: (query: Query<'listChanges'> = {}) => api.GET('/changes', { params: { query } }),
+    },
   };
 }
 

@@ -167,6 +167,27 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+export interface ChangeRecordsTable {
+  seq: number;
+  entity: string;
+  /** The id as text: a role type's is its key. */
+  entity_id: string;
+  action: string;
+  at: string;
+  actor_id: number | null;
+  person_id: number | null;
+  other_person_id: number | null;
+  /** JSON `{field: [old, new]}`. */
+  changes: string;
+}
+
+export interface ChangeSequenceTable {
+  id: number;
+  last_seq: number;
+  /** Records up to this seq were pruned: a feed asked for after an older one is 410. */
+  pruned_through: number;
+}
+
 export interface TenantDatabase {
   users: UsersTable;
   events: EventsTable;
@@ -178,6 +199,8 @@ export interface TenantDatabase {
   personal_access_tokens: PersonalAccessTokensTable;
   cache_changes: CacheChangesTable;
   idempotency_keys: IdempotencyKeysTable;
+  change_records: ChangeRecordsTable;
+  change_sequence: ChangeSequenceTable;
 }
 
 export interface TenantsTable {

@@ -115,6 +115,7 @@ export default fp<OpenApiOptions>(
           { name: 'memberships', description: 'Who holds which role in which group, and when (groups.md section 4)' },
           { name: 'events', description: 'Camps, meetings and courses of a group (events.md section 1)' },
           { name: 'participations', description: 'Registration, waiting lists and the participant lists (events.md section 2)' },
+          { name: 'changes', description: 'The change feed for systems kept in step (integrations.md section 2)' },
         ],
       },
       transform: ({ schema, url, route }) => {

@@ -35,7 +35,7 @@ describe('the OpenAPI document', () => {
     );
     expect(operations.sort()).toEqual([
       'DELETE /events/{id}', 'DELETE /groups/{id}', 'DELETE /memberships/{id}', 'DELETE /people/{id}', 'DELETE /people/{id}/guardians/{guardian_id}',
-      'DELETE /role-types/{key}', 'DELETE /tokens', 'DELETE /tokens/{id}', 'GET /events', 'GET /events/{id}', 'GET /events/{id}/participations',
+      'DELETE /role-types/{key}', 'DELETE /tokens', 'DELETE /tokens/{id}', 'GET /changes', 'GET /events', 'GET /events/{id}', 'GET /events/{id}/participations',
       'GET /events/{id}/summary', 'GET /groups', 'GET /groups/{id}',
       'GET /groups/{id}/memberships', 'GET /people', 'GET /people/{id}', 'GET /people/{id}/guardians', 'GET /people/{id}/memberships',
       'GET /people/{id}/participations',

@@ -9,6 +9,7 @@ import { createTenant, migrateAll } from '../../src/modules/tenants/rules.js';
 import { createUser } from '../../src/modules/users/rules.js';
 import { findUserByUsername } from '../../src/modules/users/queries.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { transact } from '../../src/modules/changes/recorder.js';
 
 /** Files under `dir` this process holds open right now (Linux). */
 const openFilesUnder = (dir: string) =>
@@ -61,7 +62,7 @@ describe('SQLite storage', () => {
     await migrateAll(storage);
     for (const slug of ['t1', 't2', 't3']) await createTenant(storage, slug);
     const base = { firstname: 'A', lastname: 'B', password: 'password1' };
-    await storage.tenantDb('t1').transaction().execute(async (trx) => {
+    await transact(storage.tenantDb('t1'), null, async (trx) => {
       await createUser(trx, { ...base, username: 'first', email: 'first@example.com' });
       // Other tenants push t1 out of the open set while its transaction is under way.
       await findUserByUsername(storage.tenantDb('t2'), 'nobody');
@@ -105,7 +106,7 @@ describe('SQLite storage', () => {
     await migrateAll(storage);
     await createTenant(storage, 't1');
     const base = { firstname: 'A', lastname: 'B', password: 'password1' };
-    await storage.tenantDb('t1').transaction().execute(async (trx) => {
+    await transact(storage.tenantDb('t1'), null, async (trx) => {
       await createUser(trx, { ...base, username: 'first', email: 'first@example.com' });
       await sleep(400); // well over 60 sweeps
       await createUser(trx, { ...base, username: 'second', email: 'second@example.com' });
@@ -121,7 +122,7 @@ describe('SQLite storage', () => {
     await createTenant(storage, 'acme', 'Acme Club');
     expect(readdirSync(join(dataDir, 'tenants'))).toContain('acme.sqlite');
     const tables = await storage.tenantDb('acme').introspection.getTables();
-    expect(tables.map((table) => table.name).sort()).toEqual(['cache_changes', 'events', 'groups', 'guardianships', 'idempotency_keys', 'memberships', 'participations', 'personal_access_tokens', 'role_types', 'users']);
+    expect(tables.map((table) => table.name).sort()).toEqual(['cache_changes', 'change_records', 'change_sequence', 'events', 'groups', 'guardianships', 'idempotency_keys', 'memberships', 'participations', 'personal_access_tokens', 'role_types', 'users']);
     const tenants = await storage.registry.selectFrom('tenants').select(['slug', 'name']).execute();
     expect(tenants).toEqual([{ slug: 'acme', name: 'Acme Club' }]);
     // Migrating again changes nothing.

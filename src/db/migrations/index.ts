@@ -8,6 +8,7 @@ import * as announceCacheChanges from './tenant/2026-11-23T10-00-00-announce-cac
 import { createGroupsAndPeople } from './tenant/2026-11-24T10-00-00-create-groups-and-people.js';
 import * as createEventsAndParticipations from './tenant/2026-11-24T14-00-00-create-events-and-participations.js';
 import * as createIdempotencyKeys from './tenant/2026-11-24T16-00-00-create-idempotency-keys.js';
+import * as createChangeRecords from './tenant/2026-11-24T18-00-00-create-change-records.js';
 
 // Listed by hand rather than read from a folder, so the compiled service and the tests
 // run exactly the same set, whatever the file extension. Names sort by date.
@@ -35,6 +36,7 @@ export const tenantMigrationsFor = (tenant: TenantFacts): MigrationProvider =>
     '2026-11-24T10-00-00-create-groups-and-people': createGroupsAndPeople(tenant.name),
     '2026-11-24T14-00-00-create-events-and-participations': createEventsAndParticipations,
     '2026-11-24T16-00-00-create-idempotency-keys': createIdempotencyKeys,
+    '2026-11-24T18-00-00-create-change-records': createChangeRecords,
   });
 
 /** The name of the newest tenant migration. */

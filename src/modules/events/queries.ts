@@ -76,9 +76,23 @@ export async function hasUpcomingEvents(db: TenantDb, groupId: number, now: stri
   return row !== undefined;
 }
 
-/** The group's ended events, deleted with the group (their participations go with them). */
-export async function deleteEndedEvents(db: TenantDb, groupId: number, now: string): Promise<void> {
-  await db.deleteFrom('events').where('group_id', '=', groupId).where('ends_at', '<', now).execute();
+/**
+ * The group's ended events, deleted with the group (their participations go with them); returns
+ * both, as their change records name them.
+ */
+export async function deleteEndedEvents(db: TenantDb, groupId: number, now: string) {
+  const ended = await db.selectFrom('events').select('id').where('group_id', '=', groupId).where('ends_at', '<', now).execute();
+  const eventIds = ended.map((row) => Number(row.id));
+  const participations = await participationsOfEvents(db, eventIds);
+  if (eventIds.length > 0) await db.deleteFrom('events').where('id', 'in', eventIds).execute();
+  return { eventIds, participations };
+}
+
+/** The participations of these events, as their deletion must record them. */
+export async function participationsOfEvents(db: TenantDb, eventIds: readonly number[]): Promise<{ id: number; person_id: number }[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await db.selectFrom('participations').select(['id', 'person_id']).where('event_id', 'in', eventIds).execute();
+  return rows.map((row) => ({ id: Number(row.id), person_id: Number(row.person_id) }));
 }
 
 /** Who sees events (events.md section 1), as the rule's parts a query can use. */

@@ -124,8 +124,8 @@ const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app,
       },
     },
     async (request, reply) => {
-      const { access: _access, ...found } = managed.found(request);
-      await removeEvent(request.tenant.db, found, request.headers['if-match']);
+      const { access, ...found } = managed.found(request);
+      await removeEvent(request.tenant.db, access, found, request.headers['if-match']);
       return (reply as FastifyReply).code(204).send();
     },
   );

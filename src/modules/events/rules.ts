@@ -16,13 +16,15 @@ import {
   hasLiveParticipations,
   insertEvent,
   listVisibleEvents,
+  participationsOfEvents,
   updateEvent,
   type EventRow,
   type EventSelection,
   type EventValues,
   type EventViewer,
 } from './queries.js';
-import type { EventListFilters, EventUpdate, NewEvent } from './schemas.js';
+import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
+import { toApiEvent, type EventListFilters, type EventUpdate, type NewEvent } from './schemas.js';
 
 type TenantDb = Kysely<TenantDatabase>;
 
@@ -128,10 +130,12 @@ export async function createEvent(db: TenantDb, access: Access, input: NewEvent)
   };
   const problems = datesProblems(values);
   if (problems) throw errors.validation(problems);
-  return db.transaction().execute(async (trx) => {
+  return transact(db, actorOf(access), async (trx) => {
     // The group may have been deleted since it was read: hold it until the event is in.
     if (!(await holdGroup(trx, Number(group.id)))) throw errors.notFound('Group');
-    return insertEvent(trx, values, toDbTimestamp(new Date()));
+    const created = await insertEvent(trx, values, toDbTimestamp(new Date()));
+    noteCreated(trx, 'event', Number(created.id));
+    return created;
   });
 }
 
@@ -144,7 +148,7 @@ export async function changeEvent(db: TenantDb, access: Access, found: FoundEven
     const target = await requireGroupOf(db, input.group_id);
     if (!managesGroup(access, target)) throw errors.unauthorized();
   }
-  return db.transaction().execute(async (trx) => {
+  return transact(db, actorOf(access), async (trx) => {
     const current = await lockEventOrThrow(trx, Number(found.event.id));
     requireIfMatch(ifMatch, current.version);
     const changes: Partial<EventValues> = {};
@@ -172,6 +176,8 @@ export async function changeEvent(db: TenantDb, access: Access, found: FoundEven
     }
     const now = toDbTimestamp(new Date());
     const updated = await updateEvent(trx, Number(current.id), changes, now);
+    // The counts are derived (they move with the participations): not part of the event's record.
+    noteUpdated(trx, 'event', Number(current.id), changedFields(toApiEvent(current), toApiEvent(updated), [...BOOKKEEPING, 'participants_count', 'waitlist_count']));
     if (changes.capacity !== undefined) {
       const counts = { participants_count: Number(updated.participants_count), waitlist_count: Number(updated.waitlist_count) };
       await fillSeats(trx, updated, counts, now);
@@ -182,11 +188,16 @@ export async function changeEvent(db: TenantDb, access: Access, found: FoundEven
 }
 
 /** DELETE /events/{id} (managers): not while a participation is pending, accepted or waitlisted. */
-export async function removeEvent(db: TenantDb, found: FoundEvent, ifMatch: string | undefined): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+export async function removeEvent(db: TenantDb, access: Access, found: FoundEvent, ifMatch: string | undefined): Promise<void> {
+  await transact(db, actorOf(access), async (trx) => {
     const current = await lockEventOrThrow(trx, Number(found.event.id));
     requireIfMatch(ifMatch, current.version);
     if (await hasLiveParticipations(trx, Number(current.id))) throw errors.ruleBroken('event', ruleMessages.eventHasParticipants);
+    // Its cancelled and rejected participations go with it.
+    for (const participation of await participationsOfEvents(trx, [Number(current.id)])) {
+      noteDeleted(trx, 'participation', participation.id, { personId: participation.person_id });
+    }
     await deleteEvent(trx, Number(current.id));
+    noteDeleted(trx, 'event', Number(current.id));
   });
 }

@@ -99,8 +99,12 @@ export const hasActiveMemberships = async (db: TenantDb, id: number, day: Day): 
   (await db.selectFrom('memberships as m').select('m.id').where('m.group_id', '=', id).where(activeOn('m', day)).limit(1).executeTakeFirst()) !==
   undefined;
 
-/** Deletes a group and the memberships that ended or are yet to come in it (the active ones stop it). */
-export async function deleteGroup(db: TenantDb, id: number): Promise<void> {
-  await db.deleteFrom('memberships').where('group_id', '=', id).execute();
+/**
+ * Deletes a group and the memberships that ended or are yet to come in it (the active ones stop
+ * it); returns those memberships.
+ */
+export async function deleteGroup(db: TenantDb, id: number): Promise<{ id: number; person_id: number }[]> {
+  const memberships = await db.deleteFrom('memberships').where('group_id', '=', id).returning(['id', 'person_id']).execute();
   await db.deleteFrom('groups').where('id', '=', id).execute();
+  return memberships.map((row) => ({ id: Number(row.id), person_id: Number(row.person_id) }));
 }

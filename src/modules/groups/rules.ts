@@ -9,6 +9,7 @@ import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import type { Access } from '../permissions/rules.js';
 import { deleteEndedEvents, hasUpcomingEvents } from '../events/queries.js';
+import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
 import {
   deleteGroup,
   findGroup,
@@ -22,7 +23,7 @@ import {
   updateGroup,
   type GroupRow,
 } from './queries.js';
-import type { GroupListFilters, GroupUpdate, NewGroup } from './schemas.js';
+import { toApiGroup, type GroupListFilters, type GroupUpdate, type NewGroup } from './schemas.js';
 
 type TenantDb = Kysely<TenantDatabase>;
 
@@ -90,18 +91,20 @@ export async function groupsInTreeOrder(db: TenantDb): Promise<GroupRow[]> {
 /** POST /groups: `write` on the parent (groups.md section 1). */
 export async function createGroup(db: TenantDb, access: Access, input: NewGroup): Promise<GroupRow> {
   const values = { name: input.name, name_key: sortKey(input.name), kind: input.kind ?? '', description: input.description ?? null };
-  return db.transaction().execute(async (trx) => {
+  return transact(db, actorOf(access), async (trx) => {
     await lockTree(trx);
     const parent = await findGroup(trx, input.parent_id);
     if (!parent) throw errors.invalidField('parent_id', fieldMessages.selectedInvalid('parent_id'));
     if (!atLeast(access.on(parent.path), 'write')) throw errors.unauthorized();
-    return insertGroup(trx, parent, values, toDbTimestamp(new Date()));
+    const created = await insertGroup(trx, parent, values, toDbTimestamp(new Date()));
+    noteCreated(trx, 'group', Number(created.id));
+    return created;
   });
 }
 
 /** PATCH /groups/{id}: `write` on the group; a move also on the new parent, never below itself. */
 export async function changeGroup(db: TenantDb, access: Access, group: GroupRow, input: GroupUpdate, ifMatch: string | undefined): Promise<GroupRow> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, actorOf(access), async (trx) => {
     if (input.parent_id !== undefined) await lockTree(trx);
     const current = await requireGroup(trx, Number(group.id));
     requireIfMatch(ifMatch, current.version);
@@ -124,7 +127,10 @@ export async function changeGroup(db: TenantDb, access: Access, group: GroupRow,
       ...(moves ? { parent_id: parentId } : {}),
     };
     if (newPath !== undefined) await movePaths(trx, current.path, newPath, toDbTimestamp(new Date()));
-    return updateGroup(trx, Number(current.id), changes, toDbTimestamp(new Date()));
+    const updated = await updateGroup(trx, Number(current.id), changes, toDbTimestamp(new Date()));
+    // The groups below a moved one change only their derived `ancestors`: no record of their own.
+    noteUpdated(trx, 'group', Number(current.id), changedFields(toApiGroup(current), toApiGroup(updated), BOOKKEEPING));
+    return updated;
   });
 }
 
@@ -139,7 +145,7 @@ export async function removeGroup(db: TenantDb, access: Access, group: GroupRow,
   }
   const parentPath = group.path.slice(0, group.path.slice(0, -1).lastIndexOf('/') + 1);
   if (!atLeast(access.on(parentPath), 'write')) throw errors.unauthorized();
-  await db.transaction().execute(async (trx) => {
+  await transact(db, actorOf(access), async (trx) => {
     // After every tree write and every write that holds this group: none adds to it unseen.
     await lockTree(trx);
     const current = await lockGroupForDelete(trx, Number(group.id));
@@ -150,7 +156,11 @@ export async function removeGroup(db: TenantDb, access: Access, group: GroupRow,
     const now = toDbTimestamp(new Date());
     if (await hasUpcomingEvents(trx, Number(current.id), now)) throw errors.ruleBroken('group', ruleMessages.groupHasUpcomingEvents);
     // Its ended events go with it, their participations too (section 7).
-    await deleteEndedEvents(trx, Number(current.id), now);
-    await deleteGroup(trx, Number(current.id));
+    const endedEvents = await deleteEndedEvents(trx, Number(current.id), now);
+    for (const participation of endedEvents.participations) noteDeleted(trx, 'participation', participation.id, { personId: participation.person_id });
+    for (const eventId of endedEvents.eventIds) noteDeleted(trx, 'event', eventId);
+    for (const membership of await deleteGroup(trx, Number(current.id))) noteDeleted(trx, 'membership', membership.id, { personId: membership.person_id });
+    noteDeleted(trx, 'group', Number(current.id));
   });
 }
+

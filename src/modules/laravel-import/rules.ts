@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { TenantDatabase } from '../../db/types.js';
 import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
 import { lowerAscii } from '../../lib/validation.js';
+import { noteCreated, transact } from '../changes/recorder.js';
 import {
   findImportedToken,
   findImportedUser,
@@ -96,7 +97,7 @@ async function importUsers(source: SourceDb, target: TargetDb, options: Required
   // Laravel's timestamps may be null; ours are not: such rows get the moment of the import.
   const importedAt = toDbTimestamp(options.now);
   for await (const rows of batches(source, 'users', columns, options.batchSize)) {
-    await target.transaction().execute(async (trx) => {
+    await transact(target, null, async (trx) => {
       for (const row of rows) {
         const id = Number(row.id);
         const username = String(row.username);
@@ -132,6 +133,7 @@ async function importUsers(source: SourceDb, target: TargetDb, options: Required
               created_at: timestamp(row.created_at, importedAt),
               updated_at: timestamp(row.updated_at, importedAt),
           });
+          noteCreated(trx, 'person', id, { personId: id });
         } catch (err) {
           if (isUniqueViolation(err)) {
             throw new ImportError(`user id ${id} ("${username}"): username or e-mail is already taken in the tenant`);

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Day } from '../../access/permissions.js';
 import type { TenantDatabase } from '../../db/types.js';
 import { rootGroup } from '../permissions/queries.js';
+import { transact } from '../changes/recorder.js';
 import { addMembership } from './rules.js';
 import { rootAdminMemberships, type MembershipRow } from './queries.js';
 
@@ -12,7 +13,9 @@ import { rootAdminMemberships, type MembershipRow } from './queries.js';
  * Returns the membership granted, or null.
  */
 export async function grantFirstAdministrator(db: Kysely<TenantDatabase>, personId: number, today: Day): Promise<MembershipRow | null> {
-  const root = await rootGroup(db);
-  if ((await rootAdminMemberships(db, root.id, today)).length > 0) return null;
-  return addMembership(db, personId, { group_id: root.id, role_type: 'admin' }, today);
+  return transact(db, null, async (trx) => {
+    const root = await rootGroup(trx);
+    if ((await rootAdminMemberships(trx, root.id, today)).length > 0) return null;
+    return addMembership(trx, personId, { group_id: root.id, role_type: 'admin' }, today);
+  });
 }

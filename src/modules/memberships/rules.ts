@@ -18,7 +18,8 @@ import {
   updateMembership,
   type MembershipRow,
 } from './queries.js';
-import type { MembershipGrant, MembershipUpdate } from './schemas.js';
+import { toApiMembership, type MembershipGrant, type MembershipUpdate } from './schemas.js';
+import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
 
 type TenantDb = Kysely<TenantDatabase>;
 
@@ -66,7 +67,9 @@ export async function addMembership(db: TenantDb, personId: number, grant: Membe
   if (!(await lockPersonForMemberships(db, personId))) throw errors.notFound('Person');
   if (!(await holdGroup(db, grant.group_id))) throw errors.notFound('Group');
   if (await findOverlap(db, row)) throw errors.invalidField('role_type', ruleMessages.alreadyHasRole);
-  return insertMembership(db, row, toDbTimestamp(new Date()));
+  const created = await insertMembership(db, row, toDbTimestamp(new Date()));
+  noteCreated(db, 'membership', Number(created.id), { personId });
+  return created;
 }
 
 /** POST /memberships: the group (404), `write` there, the person visible (404), the role grantable. */
@@ -75,7 +78,7 @@ export async function grantMembership(db: TenantDb, access: Access, personId: nu
   if (!atLeast(access.on(group.path), 'write')) throw errors.unauthorized();
   if (!(await canSeePerson(db, access, personId))) throw errors.notFound('Person');
   await requireGrantable(db, access, group, grant.role_type);
-  return db.transaction().execute((trx) => addMembership(trx, personId, grant, access.day));
+  return transact(db, actorOf(access), (trx) => addMembership(trx, personId, grant, access.day));
 }
 
 /** A membership the caller sees (they see its person, or read its group), or 404. */
@@ -102,7 +105,7 @@ export async function requireAnotherAdministrator(db: TenantDb, access: Access, 
 
 export async function changeMembership(db: TenantDb, access: Access, membership: MembershipRow, update: MembershipUpdate, ifMatch: string | undefined) {
   const input = pickFields(update, ['label', 'start_on', 'end_on']);
-  return db.transaction().execute(async (trx) => {
+  return transact(db, actorOf(access), async (trx) => {
     // New dates can overlap another membership of the person: their writes take turns.
     await lockPersonForMemberships(trx, Number(membership.person_id));
     const current = await findMembership(trx, Number(membership.id));
@@ -113,16 +116,21 @@ export async function changeMembership(db: TenantDb, access: Access, membership:
     if (problem) throw errors.validation(problem);
     if (await findOverlap(trx, next, Number(current.id))) throw errors.invalidField('role_type', ruleMessages.alreadyHasRole);
     await requireAnotherAdministrator(trx, access, current, next);
-    return updateMembership(trx, Number(current.id), input, toDbTimestamp(new Date()));
+    const updated = await updateMembership(trx, Number(current.id), input, toDbTimestamp(new Date()));
+    noteUpdated(trx, 'membership', Number(current.id), changedFields(toApiMembership(current), toApiMembership(updated), BOOKKEEPING), {
+      personId: Number(current.person_id),
+    });
+    return updated;
   });
 }
 
 export async function removeMembership(db: TenantDb, access: Access, membership: MembershipRow, ifMatch: string | undefined): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await transact(db, actorOf(access), async (trx) => {
     const current = await findMembership(trx, Number(membership.id));
     if (!current) throw errors.notFound('Membership');
     requireIfMatch(ifMatch, current.version);
     await requireAnotherAdministrator(trx, access, current, null);
     await deleteMembership(trx, Number(current.id));
+    noteDeleted(trx, 'membership', Number(current.id), { personId: Number(current.person_id) });
   });
 }

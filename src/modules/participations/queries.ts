@@ -68,22 +68,26 @@ export async function moveQueueUp(db: TenantDb, eventId: number, position: numbe
 }
 
 /** The first `count` of the queue are accepted (each a change of its own row). */
-export async function acceptFirstInQueue(db: TenantDb, eventId: number, count: number, now: string): Promise<number[]> {
-  const promoted = await db
+export async function acceptFirstInQueue(db: TenantDb, eventId: number, count: number, now: string): Promise<{ id: number; person_id: number }[]> {
+  const rows = await db
     .selectFrom('participations')
-    .select('id')
+    .select(['id', 'person_id'])
     .where('event_id', '=', eventId)
     .where('state', '=', 'waitlisted')
     .where('waitlist_position', '<=', count)
     .execute();
-  const ids = promoted.map((row) => Number(row.id));
-  if (ids.length === 0) return ids;
+  const promoted = rows.map((row) => ({ id: Number(row.id), person_id: Number(row.person_id) }));
+  if (promoted.length === 0) return promoted;
   await db
     .updateTable('participations')
     .set({ state: 'accepted', waitlist_position: null, updated_at: now, version: nextVersion })
-    .where('id', 'in', ids)
+    .where(
+      'id',
+      'in',
+      promoted.map((row) => row.id),
+    )
     .execute();
-  return ids;
+  return promoted;
 }
 
 /** The live participations of a person (erasure frees their seats and places). */

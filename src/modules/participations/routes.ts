@@ -155,7 +155,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
     },
     async (request, reply) => {
       const found = visibleParticipation.found(request);
-      const updated = await changeParticipation(request.tenant.db, found, tokenMayWrite(request), request.body, request.headers['if-match']);
+      const updated = await changeParticipation(request.tenant.db, await accessOf(request), found, tokenMayWrite(request), request.body, request.headers['if-match']);
       return sendInOrder(reply.header('etag', etagOf(updated.version)), 200, ok({ participation: toApiParticipation(updated, true) }));
     },
   );

@@ -16,6 +16,7 @@ import {
 } from './queries.js';
 import { changePlace, lockEventOrThrow, takePlace } from './seats.js';
 import { isSelfServiceTransition, isTransition } from './states.js';
+import { actorOf, changedFields, noteCreated, noteUpdated, transact } from '../changes/recorder.js';
 import type { NewParticipation, ParticipationUpdate } from './schemas.js';
 
 type TenantDb = Kysely<TenantDatabase>;
@@ -56,10 +57,12 @@ export async function register(db: TenantDb, access: Access, found: FoundEvent, 
   if (role !== 'participant' && !rights.manages) throw errors.unauthorized();
   const now = toDbTimestamp(new Date());
   if (!rights.manages && !registrationOpen(found.event, now)) throw errors.ruleBroken('event', ruleMessages.registrationClosed);
-  const id = await db.transaction().execute(async (trx) => {
+  const id = await transact(db, actorOf(access), async (trx) => {
     const event = await lockEventOrThrow(trx, Number(found.event.id));
     if (await findLiveParticipation(trx, Number(event.id), personId)) throw errors.invalidField('person_id', ruleMessages.alreadyRegistered);
-    return takePlace(trx, event, { personId, role, notes: input.notes ?? null }, now);
+    const created = await takePlace(trx, event, { personId, role, notes: input.notes ?? null }, now);
+    noteCreated(trx, 'participation', created, { personId });
+    return created;
   });
   return (await findParticipation(db, id))!;
 }
@@ -106,6 +109,7 @@ export async function requireVisibleParticipation(db: TenantDb, access: Access, 
  */
 export async function changeParticipation(
   db: TenantDb,
+  access: Access,
   found: FoundParticipation,
   tokenMayWrite: boolean,
   input: ParticipationUpdate,
@@ -123,7 +127,7 @@ export async function changeParticipation(
   if (!manages && (input.role !== undefined || input.attended !== undefined)) throw errors.unauthorized();
   decide(found.participation.state);
   const id = Number(found.participation.id);
-  await db.transaction().execute(async (trx) => {
+  await transact(db, actorOf(access), async (trx) => {
     const event = await lockEventOrThrow(trx, Number(found.event.id));
     const current = await findParticipation(trx, id);
     if (!current) throw errors.notFound('Participation');
@@ -141,6 +145,8 @@ export async function changeParticipation(
     };
     const placement = { id, role: current.role, state: current.state, waitlist_position: current.waitlist_position };
     await changePlace(trx, event, placement, { role, state }, other, toDbTimestamp(new Date()));
+    const updated = (await findParticipation(trx, id))!;
+    noteUpdated(trx, 'participation', id, changedFields(recordedOf(current), recordedOf(updated)), { personId: Number(current.person_id) });
   });
   return (await findParticipation(db, id))!;
 }
@@ -164,3 +170,11 @@ export async function summaryOf(db: TenantDb, eventId: number) {
     attended: facts.attended,
   };
 }
+
+/** What a participation's change records show of it: the queue position is derived, not recorded. */
+const recordedOf = (row: ParticipationItemRow) => ({
+  role: row.role,
+  state: row.state,
+  attended: row.attended === null ? null : Boolean(row.attended),
+  notes: row.notes,
+});

@@ -11,6 +11,7 @@ import {
   updateParticipation,
   type ParticipationChanges,
 } from './queries.js';
+import { noteUpdated } from '../changes/recorder.js';
 import { registrationState, seatsLeft, takesSeat } from './states.js';
 
 type TenantDb = Kysely<TenantDatabase>;
@@ -126,7 +127,9 @@ export async function fillSeats(trx: TenantDb, event: Pick<EventRow, 'id' | 'cap
   const free = seatsLeft({ capacity: event.capacity === null ? null : Number(event.capacity), participants_count: counts.participants_count });
   const promoted = Math.min(free, counts.waitlist_count);
   if (promoted > 0) {
-    await acceptFirstInQueue(trx, eventId, promoted, now);
+    for (const participation of await acceptFirstInQueue(trx, eventId, promoted, now)) {
+      noteUpdated(trx, 'participation', participation.id, { state: ['waitlisted', 'accepted'] }, { personId: participation.person_id });
+    }
     await moveQueueUp(trx, eventId, 0, promoted);
     counts.participants_count += promoted;
     counts.waitlist_count -= promoted;

@@ -11,6 +11,8 @@ import { mayChangeLoginOf, rightToChange, type Access } from '../permissions/rul
 import { insertUser, newUserRow, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
 import { importMessages } from './messages.js';
 import { IMPORTED_FIELDS, type ImportedField, type ImportFile, type ImportRow } from './parse.js';
+import { actorOf, noteCreated, noteUpdated, transact } from '../changes/recorder.js';
+import { personChanges } from '../changes/person.js';
 import { validateImportRow, type ImportCounts, type ImportRowInput } from './schemas.js';
 
 type TenantDb = Kysely<TenantDatabase>;
@@ -206,13 +208,22 @@ async function applyImport(trx: TenantDb, access: Access, target: ImportTarget, 
     if (plan.person === null) {
       const { input } = plan;
       const person = await insertUser(trx, newUserRow({ ...input, firstname: input.firstname!, lastname: input.lastname! }, { username: null, email: input.email ?? null, password: null }, now));
-      await insertMembership(trx, { person_id: Number(person.id), ...membership }, now);
+      const personId = Number(person.id);
+      noteCreated(trx, 'person', personId, { personId });
+      const joined = await insertMembership(trx, { person_id: personId, ...membership }, now);
+      noteCreated(trx, 'membership', Number(joined.id), { personId });
       continue;
     }
     const personId = Number(plan.person.id);
-    if (Object.keys(plan.changes).length > 0) await updateUserProfile(trx, personId, plan.changes, now);
+    if (Object.keys(plan.changes).length > 0) {
+      const updated = await updateUserProfile(trx, personId, plan.changes, now);
+      noteUpdated(trx, 'person', personId, personChanges(plan.person, updated), { personId });
+    }
     // The plan, read in this same transaction, found no overlapping membership.
-    if (plan.joins) await insertMembership(trx, { person_id: personId, ...membership }, now);
+    if (plan.joins) {
+      const joined = await insertMembership(trx, { person_id: personId, ...membership }, now);
+      noteCreated(trx, 'membership', Number(joined.id), { personId });
+    }
   }
 }
 
@@ -221,7 +232,9 @@ async function applyImport(trx: TenantDb, access: Access, target: ImportTarget, 
  * transaction, so that what was checked is what is written. A dry run checks and counts only.
  */
 export async function importPeople(db: TenantDb, access: Access, target: ImportTarget, file: ImportFile, options: { dryRun: boolean }): Promise<ImportCounts> {
-  return db.transaction().execute(async (trx) => {
+  // The change records are numbered at the very end: the import holds the tenant's sequence of
+  // records only for its last statements, not for its whole length (integrations.md section 1).
+  return transact(db, actorOf(access), async (trx) => {
     const planned = await planImport(trx, access, target, file);
     if (!options.dryRun) await applyImport(trx, access, target, planned);
     return countsOf(planned);

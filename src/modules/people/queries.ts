@@ -128,6 +128,20 @@ export async function deleteGuardianship(db: TenantDb, wardId: number, guardianI
   return Number(result.numDeletedRows) > 0;
 }
 
+/** What goes with a person's row when it is erased (cascade), as the change records name it. */
+export async function rowsErasedWith(db: TenantDb, id: number) {
+  const [memberships, guardianships, participations] = await Promise.all([
+    db.selectFrom('memberships').select('id').where('person_id', '=', id).execute(),
+    db.selectFrom('guardianships').select(['ward_id', 'guardian_id']).where((eb) => eb.or([eb('ward_id', '=', id), eb('guardian_id', '=', id)])).execute(),
+    db.selectFrom('participations').select('id').where('person_id', '=', id).execute(),
+  ]);
+  return {
+    membershipIds: memberships.map((row) => Number(row.id)),
+    guardianships: guardianships.map((row) => ({ wardId: Number(row.ward_id), guardianId: Number(row.guardian_id) })),
+    participationIds: participations.map((row) => Number(row.id)),
+  };
+}
+
 /** Erasure: the person and their tokens; memberships and guardianships go with the row (cascade). */
 export async function erasePersonRows(db: TenantDb, id: number): Promise<void> {
   await db.deleteFrom('personal_access_tokens').where('tokenable_id', '=', id).execute();

@@ -262,8 +262,8 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
       },
     },
     async (request, reply) => {
-      const { ward } = guardianManager.found(request);
-      await removeGuardian(request.tenant.db, ward, idOf(request.params, 'guardian_id'));
+      const { access, ward } = guardianManager.found(request);
+      await removeGuardian(request.tenant.db, access, ward, idOf(request.params, 'guardian_id'));
       return (reply as FastifyReply).code(204).send();
     },
   );

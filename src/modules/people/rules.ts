@@ -15,6 +15,7 @@ import { findUserByEmail, findUserByUsername, insertUser, newUserRow, updateUser
 import {
   deleteGuardianship,
   erasePersonRows,
+  rowsErasedWith,
   findPerson,
   insertGuardianship,
   listGuardians,
@@ -24,6 +25,9 @@ import {
 } from './queries.js';
 import type { NewPerson, PeopleFilters, PersonUpdate } from './schemas.js';
 import { isGuardian } from '../permissions/queries.js';
+import { actorOf, noteChange, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
+import { forgetPersonInChanges } from '../changes/queries.js';
+import { personChanges } from '../changes/person.js';
 import { releasePlacesOf } from '../participations/seats.js';
 
 type TenantDb = Kysely<TenantDatabase>;
@@ -95,8 +99,9 @@ export async function createPerson(db: TenantDb, access: Access, input: NewPerso
   await loginConflicts(db, null, input.username, input.email);
   const password = input.password === undefined ? null : await hashPassword(input.password);
   const timestamp = toDbTimestamp(new Date());
-  return db.transaction().execute(async (trx) => {
+  return transact(db, actorOf(access), async (trx) => {
     const person = await insertUser(trx, newUserRow(input, { username: input.username ?? null, email: input.email ?? null, password }, timestamp));
+    noteCreated(trx, 'person', Number(person.id), { personId: Number(person.id) });
     await addMembership(trx, Number(person.id), input.membership, access.day);
     return person;
   });
@@ -130,7 +135,7 @@ export async function changePerson(
   if (changesLogin && !(await mayChangeLoginOf(db, access, personId))) throw errors.unauthorized();
   const { password, ...fields } = pickFields(input, PERSON_FIELDS);
   const hash = password === undefined ? undefined : await hashPassword(password);
-  return db.transaction().execute(async (trx) => {
+  return transact(db, actorOf(access), async (trx) => {
     const current = await findPerson(trx, personId);
     if (!current) throw errors.notFound('Person');
     requireIfMatch(ifMatch, current.version);
@@ -143,6 +148,7 @@ export async function changePerson(
     if (can_swimm !== undefined) changes.can_swimm = can_swimm ? 1 : 0;
     if (hash !== undefined) changes.password = hash;
     const updated = await updateUserProfile(trx, personId, changes, toDbTimestamp(new Date()));
+    noteUpdated(trx, 'person', personId, personChanges(current, updated), { personId });
     if (hash !== undefined) await revokeAllTokens(trx, personId);
     return updated;
   });
@@ -152,7 +158,7 @@ export async function changePerson(
 export async function erasePerson(db: TenantDb, access: Access, person: UserRow, ifMatch: string | undefined): Promise<void> {
   if (!atLeast(access.on(access.root.path), 'admin')) throw errors.unauthorized();
   const personId = Number(person.id);
-  await db.transaction().execute(async (trx) => {
+  await transact(db, actorOf(access), async (trx) => {
     // The person first, then the administrators: the order every membership write takes its locks in.
     if (!(await lockPersonForMemberships(trx, personId))) throw errors.notFound('Person');
     const current = await findPerson(trx, personId);
@@ -162,8 +168,17 @@ export async function erasePerson(db: TenantDb, access: Access, person: UserRow,
     const others = admins.filter((admin) => admin.person_id !== personId);
     if (admins.length > 0 && others.length === 0) throw errors.ruleBroken('person', ruleMessages.lastAdministrator);
     // Seats and waiting-list places are freed as a cancellation frees them (groups.md section 7).
+    const erased = await rowsErasedWith(trx, personId);
     await releasePlacesOf(trx, personId, toDbTimestamp(new Date()));
     await erasePersonRows(trx, personId);
+    // Tombstones for the person and what went with them; their personal data leaves the records.
+    for (const id of erased.membershipIds) noteDeleted(trx, 'membership', id, { personId });
+    for (const { wardId, guardianId } of erased.guardianships) {
+      noteChange(trx, { entity: 'guardianship', entityId: wardId, action: 'deleted', personId: wardId, otherPersonId: guardianId });
+    }
+    for (const id of erased.participationIds) noteDeleted(trx, 'participation', id, { personId });
+    noteDeleted(trx, 'person', personId, { personId });
+    await forgetPersonInChanges(trx, personId);
   });
 }
 
@@ -183,14 +198,19 @@ export async function addGuardian(db: TenantDb, access: Access, ward: UserRow, g
   const guardian = await requireVisiblePerson(db, access, guardianId);
   const wardId = Number(ward.id);
   if (guardianId === wardId) throw errors.invalidField('guardian_id', ruleMessages.guardianIsPerson);
-  return db.transaction().execute(async (trx) => {
+  return transact(db, actorOf(access), async (trx) => {
     if (await isGuardian(trx, guardianId, wardId)) throw errors.invalidField('guardian_id', ruleMessages.alreadyGuardian);
     await insertGuardianship(trx, wardId, guardianId, toDbTimestamp(new Date()));
+    noteChange(trx, { entity: 'guardianship', entityId: wardId, action: 'created', changes: { guardian_id: [null, guardianId] }, personId: wardId, otherPersonId: guardianId });
     return guardian;
   });
 }
 
-export async function removeGuardian(db: TenantDb, ward: UserRow, guardianId: number | null): Promise<void> {
-  const removed = guardianId !== null && (await deleteGuardianship(db, Number(ward.id), guardianId));
-  if (!removed) throw errors.notFound('Guardian');
+export async function removeGuardian(db: TenantDb, access: Access, ward: UserRow, guardianId: number | null): Promise<void> {
+  const wardId = Number(ward.id);
+  await transact(db, actorOf(access), async (trx) => {
+    const removed = guardianId !== null && (await deleteGuardianship(trx, wardId, guardianId));
+    if (!removed) throw errors.notFound('Guardian');
+    noteChange(trx, { entity: 'guardianship', entityId: wardId, action: 'deleted', changes: { guardian_id: [guardianId, null] }, personId: wardId, otherPersonId: guardianId });
+  });
 }

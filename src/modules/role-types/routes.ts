@@ -6,6 +6,7 @@ import { beforeBody, ok } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
 import type { ResourceRouteOptions } from '../groups/routes.js';
+import { actorOf } from '../changes/recorder.js';
 import { changeRoleType, createRoleType, listRoleTypes, removeRoleType, requireAdminOnRoot } from './rules.js';
 import { NewRoleTypeSchema, RoleTypeSchema, RoleTypeUpdateSchema, toApiRoleType } from './schemas.js';
 
@@ -51,7 +52,7 @@ const roleTypeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (a
       },
     },
     async (request, reply) => {
-      const created = await createRoleType(request.tenant.db, request.body);
+      const created = await createRoleType(request.tenant.db, actorOf(admin.found(request)), request.body);
       return reply.code(201).header('etag', etagOf(created.version)).send(ok({ role_type: toApiRoleType(created) }));
     },
   );
@@ -73,7 +74,7 @@ const roleTypeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (a
     },
     async (request, reply) => {
       const key = (request.params as { key: string }).key;
-      const updated = await changeRoleType(request.tenant.db, key, request.body, request.headers['if-match']);
+      const updated = await changeRoleType(request.tenant.db, actorOf(admin.found(request)), key, request.body, request.headers['if-match']);
       reply.header('etag', etagOf(updated.version));
       return ok({ role_type: toApiRoleType(updated) });
     },
@@ -94,7 +95,7 @@ const roleTypeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (a
       },
     },
     async (request, reply) => {
-      await removeRoleType(request.tenant.db, (request.params as { key: string }).key, request.headers['if-match']);
+      await removeRoleType(request.tenant.db, actorOf(admin.found(request)), (request.params as { key: string }).key, request.headers['if-match']);
       return (reply as FastifyReply).code(204).send();
     },
   );

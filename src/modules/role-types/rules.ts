@@ -7,7 +7,8 @@ import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import type { Access } from '../permissions/rules.js';
 import { deleteRoleType, findRoleType, insertRoleType, isRoleTypeInUse, listRoleTypeRows, updateRoleType, type RoleTypeRow } from './queries.js';
-import type { NewRoleType, RoleTypeUpdate } from './schemas.js';
+import { toApiRoleType, type NewRoleType, type RoleTypeUpdate } from './schemas.js';
+import { changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
 
 type TenantDb = Kysely<TenantDatabase>;
 
@@ -21,28 +22,38 @@ export async function requireRoleType(db: TenantDb, key: string): Promise<RoleTy
 }
 
 /** Changing the catalogue needs `admin` on the root (groups.md section 2). */
-export function requireAdminOnRoot(access: Access): void {
+export function requireAdminOnRoot(access: Access): Access {
   if (!atLeast(access.on(access.root.path), 'admin')) throw errors.unauthorized();
+  return access;
 }
 
-export async function createRoleType(db: TenantDb, input: NewRoleType): Promise<RoleTypeRow> {
-  if (await findRoleType(db, input.key)) throw errors.invalidField('key', fieldMessages.taken('key'));
-  return insertRoleType(db, { key: input.key, label: input.label ?? input.key, permission: input.permission, scope: input.scope }, toDbTimestamp(new Date()));
-}
-
-export async function changeRoleType(db: TenantDb, key: string, input: RoleTypeUpdate, ifMatch: string | undefined): Promise<RoleTypeRow> {
-  return db.transaction().execute(async (trx) => {
-    const current = await requireRoleType(trx, key);
-    requireIfMatch(ifMatch, current.version);
-    return updateRoleType(trx, key, pickFields(input, ['label', 'permission', 'scope']), toDbTimestamp(new Date()));
+/** `actorId`: the caller whose change records name them, null for the command line. */
+export async function createRoleType(db: TenantDb, actorId: number | null, input: NewRoleType): Promise<RoleTypeRow> {
+  return transact(db, actorId, async (trx) => {
+    if (await findRoleType(trx, input.key)) throw errors.invalidField('key', fieldMessages.taken('key'));
+    const row = { key: input.key, label: input.label ?? input.key, permission: input.permission, scope: input.scope };
+    const created = await insertRoleType(trx, row, toDbTimestamp(new Date()));
+    noteCreated(trx, 'role_type', created.key);
+    return created;
   });
 }
 
-export async function removeRoleType(db: TenantDb, key: string, ifMatch: string | undefined): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+export async function changeRoleType(db: TenantDb, actorId: number | null, key: string, input: RoleTypeUpdate, ifMatch: string | undefined): Promise<RoleTypeRow> {
+  return transact(db, actorId, async (trx) => {
+    const current = await requireRoleType(trx, key);
+    requireIfMatch(ifMatch, current.version);
+    const updated = await updateRoleType(trx, key, pickFields(input, ['label', 'permission', 'scope']), toDbTimestamp(new Date()));
+    noteUpdated(trx, 'role_type', key, changedFields(toApiRoleType(current), toApiRoleType(updated)));
+    return updated;
+  });
+}
+
+export async function removeRoleType(db: TenantDb, actorId: number | null, key: string, ifMatch: string | undefined): Promise<void> {
+  await transact(db, actorId, async (trx) => {
     const current = await requireRoleType(trx, key);
     requireIfMatch(ifMatch, current.version);
     if (await isRoleTypeInUse(trx, key)) throw errors.ruleBroken('role_type', ruleMessages.roleTypeInUse);
     await deleteRoleType(trx, key);
+    noteDeleted(trx, 'role_type', key);
   });
 }

@@ -17,6 +17,8 @@ import {
   type ProfileChanges,
   type UserRow,
 } from './queries.js';
+import { noteCreated, noteUpdated, transact } from '../changes/recorder.js';
+import { HIDDEN_PASSWORD, personChanges } from '../changes/person.js';
 import { toApiUser, type ApiUser, type NewUser, type ProfileUpdate } from './schemas.js';
 
 type TenantDb = Kysely<TenantDatabase>;
@@ -61,34 +63,46 @@ export async function replacePasswordHash(db: TenantDb, user: Pick<UserRow, 'id'
 
 /** Creates a user from validated input; a taken username or e-mail is a UserConflictError. */
 export async function createUser(db: TenantDb, input: NewUser, now = new Date()): Promise<ApiUser> {
-  const conflicts: FieldErrors = {};
-  if (await findUserByUsername(db, input.username)) conflicts.username = [fieldMessages.taken('username')];
-  if (await findUserByEmail(db, input.email)) conflicts.email = [fieldMessages.taken('email')];
-  if (Object.keys(conflicts).length > 0) throw new UserConflictError(conflicts);
-  const timestamp = toDbTimestamp(now);
-  const row = await insertUser(db, newUserRow(input, { username: input.username, email: input.email, password: await hashPassword(input.password) }, timestamp));
-  return toApiUser(row);
+  const password = await hashPassword(input.password);
+  // The command line's: its change record names no actor.
+  return transact(db, null, async (trx) => {
+    const conflicts: FieldErrors = {};
+    if (await findUserByUsername(trx, input.username)) conflicts.username = [fieldMessages.taken('username')];
+    if (await findUserByEmail(trx, input.email)) conflicts.email = [fieldMessages.taken('email')];
+    if (Object.keys(conflicts).length > 0) throw new UserConflictError(conflicts);
+    const row = await insertUser(trx, newUserRow(input, { username: input.username, email: input.email, password }, toDbTimestamp(now)));
+    noteCreated(trx, 'person', Number(row.id), { personId: Number(row.id) });
+    return toApiUser(row);
+  });
 }
 
 /** Sets a user's password (an operator's reset) and revokes all their tokens; returns how many. */
 export async function changePassword(db: TenantDb, userId: number, newPassword: string): Promise<number> {
   const hash = await hashPassword(newPassword);
-  return db.transaction().execute(async (trx) => {
+  return transact(db, null, async (trx) => {
     await updateUserPasswordHash(trx, userId, hash, toDbTimestamp(new Date()));
+    noteUpdated(trx, 'person', userId, { password: HIDDEN_PASSWORD }, { personId: userId });
     return revokeAllTokens(trx, userId);
   });
 }
 
 /** Stops a user from logging in and revokes all their tokens; returns how many. */
 export async function deactivateUser(db: TenantDb, userId: number): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    await setUserActive(trx, userId, false, toDbTimestamp(new Date()));
+  return transact(db, null, async (trx) => {
+    await setActive(trx, userId, false);
     return revokeAllTokens(trx, userId);
   });
 }
 
 export async function activateUser(db: TenantDb, userId: number): Promise<void> {
-  await setUserActive(db, userId, true, toDbTimestamp(new Date()));
+  await transact(db, null, (trx) => setActive(trx, userId, true));
+}
+
+async function setActive(db: TenantDb, userId: number, active: boolean): Promise<void> {
+  const before = await findUserById(db, userId);
+  await setUserActive(db, userId, active, toDbTimestamp(new Date()));
+  if (before && Boolean(before.is_active) !== active) noteUpdated(db, 'person', userId, { is_active: [!active, active] }, { personId: userId });
+  else noteUpdated(db, 'person', userId, {}, { personId: userId });
 }
 
 /** Changes the caller's own profile; an e-mail address taken by another user is a UserConflictError. */
@@ -101,7 +115,12 @@ export async function updateProfile(db: TenantDb, userId: number, input: Profile
   const changes: ProfileChanges = { ...rest };
   if (is_vegetarian !== undefined) changes.is_vegetarian = is_vegetarian ? 1 : 0;
   if (can_swimm !== undefined) changes.can_swimm = can_swimm ? 1 : 0;
-  return toApiUser(await updateUserProfile(db, userId, changes, toDbTimestamp(new Date())));
+  return transact(db, userId, async (trx) => {
+    const before = await findUserById(trx, userId);
+    const after = await updateUserProfile(trx, userId, changes, toDbTimestamp(new Date()));
+    noteUpdated(trx, 'person', userId, before ? personChanges(before, after) : {}, { personId: userId });
+    return toApiUser(after);
+  });
 }
 
 /**
@@ -121,9 +140,10 @@ export async function changeOwnPassword(
   const check = await verifyPassword(user.password, currentPassword);
   if (!check.valid) return null;
   const hash = await hashPassword(newPassword);
-  return db.transaction().execute(async (trx) => {
+  return transact(db, user.id, async (trx) => {
     const now = new Date();
     await updateUserPasswordHash(trx, user.id, hash, toDbTimestamp(now));
+    noteUpdated(trx, 'person', user.id, { password: HIDDEN_PASSWORD }, { personId: user.id });
     await revokeAllTokens(trx, user.id);
     return issueToken(trx, user.id, { tokenPrefix, now });
   });

@@ -1,0 +1,54 @@
+import { sql, type Kysely } from 'kysely';
+import type { TenantDatabase } from '../../db/types.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+/**
+ * Erasure (integrations.md section 6): the records about the person and their rows keep their
+ * tombstones but lose their field values, and the records they made no longer name them.
+ */
+export async function forgetPersonInChanges(db: TenantDb, personId: number): Promise<void> {
+  await db
+    .updateTable('change_records')
+    .set({ changes: '{}' })
+    .where((eb) => eb.or([eb('person_id', '=', personId), eb('other_person_id', '=', personId)]))
+    .execute();
+  await db.updateTable('change_records').set({ actor_id: null }).where('actor_id', '=', personId).execute();
+}
+
+export interface FeedRecord {
+  seq: number;
+  entity: string;
+  entity_id: string;
+  action: string;
+  at: string;
+}
+
+/** Where the feed stands: the newest seq handed out, and up to which records were pruned. */
+export async function feedBounds(db: TenantDb): Promise<{ lastSeq: number; prunedThrough: number }> {
+  const row = await db.selectFrom('change_sequence').select(['last_seq', 'pruned_through']).where('id', '=', 1).executeTakeFirstOrThrow();
+  return { lastSeq: Number(row.last_seq), prunedThrough: Number(row.pruned_through) };
+}
+
+/** The records after `after`, in seq (commit) order: the primary key's own order. */
+export const recordsAfter = (db: TenantDb, after: number, limit: number): Promise<FeedRecord[]> =>
+  db.selectFrom('change_records').select(['seq', 'entity', 'entity_id', 'action', 'at']).where('seq', '>', after).orderBy('seq').limit(limit).execute();
+
+/**
+ * Deletes the records older than `before` and remembers how far the feed no longer reaches
+ * (a reader asking from before that is told to resynchronise); returns how many went.
+ */
+export async function pruneRecords(db: TenantDb, before: string): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const newest = await trx.selectFrom('change_records').select((eb) => eb.fn.max('seq').as('seq')).where('at', '<', before).executeTakeFirst();
+    const through = newest?.seq === null || newest?.seq === undefined ? null : Number(newest.seq);
+    if (through === null) return 0;
+    const deleted = await trx.deleteFrom('change_records').where('seq', '<=', through).executeTakeFirst();
+    await trx
+      .updateTable('change_sequence')
+      .set((eb) => ({ pruned_through: sql<number>`case when ${eb.ref('pruned_through')} > ${through} then ${eb.ref('pruned_through')} else ${through} end` }))
+      .where('id', '=', 1)
+      .execute();
+    return Number(deleted.numDeletedRows);
+  });
+}

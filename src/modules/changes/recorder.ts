@@ -1,0 +1,112 @@
+import type { Kysely } from 'kysely';
+import type { TenantDatabase } from '../../db/types.js';
+import { toDbTimestamp } from '../../lib/time.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+export type ChangedEntity = 'person' | 'group' | 'membership' | 'guardianship' | 'role_type' | 'event' | 'participation';
+export type ChangeAction = 'created' | 'updated' | 'deleted';
+/** `{field: [old, new]}` of the fields an update changed. */
+export type FieldChanges = Record<string, [unknown, unknown]>;
+
+export interface ChangeNote {
+  entity: ChangedEntity;
+  entityId: number | string;
+  action: ChangeAction;
+  changes?: FieldChanges;
+  /** The person the record is about (see the change_records migration). */
+  personId?: number | null;
+  otherPersonId?: number | null;
+}
+
+interface PendingChanges {
+  actorId: number | null;
+  notes: ChangeNote[];
+}
+
+const pending = new WeakMap<object, PendingChanges>();
+
+/**
+ * Runs `work` in a transaction that writes a change record for every change it notes
+ * (noteChange), at its end: a rolled-back change leaves no record, a committed one always has
+ * one. `actorId` is the person whose token asked for it; null for the command line.
+ */
+export async function transact<T>(db: TenantDb, actorId: number | null, work: (trx: TenantDb) => Promise<T>): Promise<T> {
+  // Called inside another transact (a new user with their first membership): one transaction.
+  if (pending.has(db)) return work(db);
+  if (db.isTransaction) throw new Error('transact() inside a transaction it did not start: its changes would have no records');
+  return db.transaction().execute(async (trx) => {
+    const changes: PendingChanges = { actorId, notes: [] };
+    pending.set(trx, changes);
+    const result = await work(trx);
+    await writeRecords(trx, changes, new Date());
+    return result;
+  });
+}
+
+/** Notes a change to be recorded when `db`'s transaction (one of transact's) ends. */
+export function noteChange(db: TenantDb, note: ChangeNote): void {
+  const changes = pending.get(db);
+  // A write outside transact would have no record: a mistake of the code, found by the tests.
+  if (!changes) throw new Error(`a change of a ${note.entity} outside transact(): it would leave no change record`);
+  changes.notes.push(note);
+}
+
+/** The fields whose values differ between two shapes of a row (its API shapes), as `{field: [old, new]}`. */
+export function changedFields(before: Record<string, unknown>, after: Record<string, unknown>, ignore: readonly string[] = []): FieldChanges {
+  const changes: FieldChanges = {};
+  for (const field of Object.keys(after)) {
+    if (ignore.includes(field)) continue;
+    const [old, now] = [before[field] ?? null, after[field] ?? null];
+    if (JSON.stringify(old) !== JSON.stringify(now)) changes[field] = [old, now];
+  }
+  return changes;
+}
+
+/** Records per insert statement: far below both dialects' limits on bound parameters. */
+const CHUNK = 500;
+
+async function writeRecords(trx: TenantDb, changes: PendingChanges, now: Date): Promise<void> {
+  const { notes } = changes;
+  if (notes.length === 0) return;
+  // Takes the sequence row (locked until commit) and numbers this transaction's records.
+  const taken = await trx
+    .updateTable('change_sequence')
+    .set((eb) => ({ last_seq: eb('last_seq', '+', notes.length) }))
+    .where('id', '=', 1)
+    .returning('last_seq')
+    .executeTakeFirstOrThrow();
+  const first = Number(taken.last_seq) - notes.length + 1;
+  const at = toDbTimestamp(now);
+  const rows = notes.map((note, index) => ({
+    seq: first + index,
+    entity: note.entity,
+    entity_id: String(note.entityId),
+    action: note.action,
+    at,
+    actor_id: changes.actorId,
+    person_id: note.personId ?? null,
+    other_person_id: note.otherPersonId ?? null,
+    changes: JSON.stringify(note.changes ?? {}),
+  }));
+  for (let start = 0; start < rows.length; start += CHUNK) {
+    await trx.insertInto('change_records').values(rows.slice(start, start + CHUNK)).execute();
+  }
+}
+
+/** Who a change record names as its actor: the caller, or null for the command line (no person). */
+export const actorOf = (access: { personId: number }): number | null => (access.personId > 0 ? access.personId : null);
+
+type About = Pick<ChangeNote, 'personId' | 'otherPersonId'>;
+
+export const noteCreated = (db: TenantDb, entity: ChangedEntity, entityId: number | string, about: About = {}) =>
+  noteChange(db, { entity, entityId, action: 'created', ...about });
+
+export const noteUpdated = (db: TenantDb, entity: ChangedEntity, entityId: number | string, changes: FieldChanges, about: About = {}) =>
+  noteChange(db, { entity, entityId, action: 'updated', changes, ...about });
+
+export const noteDeleted = (db: TenantDb, entity: ChangedEntity, entityId: number | string, about: About = {}) =>
+  noteChange(db, { entity, entityId, action: 'deleted', ...about });
+
+/** The fields a record of an update leaves out: the row's bookkeeping, not its content. */
+export const BOOKKEEPING = ['id', 'created_at', 'updated_at'] as const;
