@@ -18,6 +18,8 @@ try {
   const result = spawnSync(process.execPath, [join(root, 'bin/groupadmin.js'), 'openapi'], {
     env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
     encoding: 'utf8',
+    // The document is well over spawnSync's default 1 MiB of output.
+    maxBuffer: 64 * 1024 * 1024,
   });
   if (result.status !== 0) throw new Error(`groupadmin openapi failed: ${result.stderr}`);
   const document = JSON.parse(result.stdout);

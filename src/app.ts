@@ -20,6 +20,7 @@ import tenantPlugin, { requireKnownTenant, type TenantLookup } from './http/tena
 import { createLogger, lazyRequestLogger } from './lib/logger.js';
 import { toDbTimestamp } from './lib/time.js';
 import authRoutes from './modules/auth/routes.js';
+import historyRoutes from './modules/changes/history-routes.js';
 import changeRoutes from './modules/changes/routes.js';
 import idempotency from './modules/idempotency/plugin.js';
 import maintenance from './modules/maintenance/plugin.js';
@@ -172,6 +173,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(participationRoutes, resources);
       // integrations.md: the change feed.
       await api.register(changeRoutes, resources);
+      await api.register(historyRoutes, resources);
     },
     { prefix: '/api' },
   );

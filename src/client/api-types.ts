@@ -349,7 +349,7 @@ export interface paths {
         };
         /**
          * Everything kept about me
-         * @description The answer to a data-access request: the caller's person record, all their memberships (with group names), guardians and wards (id and names), and tokens (as GET /tokens lists them, never secrets).
+         * @description The answer to a data-access request: the caller's person record, all their memberships (with group names), guardians and wards (id and names), tokens (as GET /tokens lists them, never secrets) and the history of their person, memberships and participations (newest first).
          */
         get: operations["exportMyData"];
         put?: never;
@@ -644,6 +644,66 @@ export interface paths {
          * @description Every create, update and delete of people, groups, memberships, guardianships, role types, events and participations, in commit order: store `next_after` and ask again with `after=` to miss nothing. Needs `read` on the root group. Records are kept at least 30 days; an `after` older than that is 410.
          */
         get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The person's history
+         * @description Its change records, newest first, with the actor and `{field: [old, new]}` of each update. Those who may change the person (groups.md section 3). With the records of their memberships and participations.
+         */
+        get: operations["personHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/groups/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The group's history
+         * @description Its change records, newest first, with the actor and `{field: [old, new]}` of each update. `write` on the group.
+         */
+        get: operations["groupHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event's history
+         * @description Its change records, newest first, with the actor and `{field: [old, new]}` of each update. The event's managers (`write` on its group).
+         */
+        get: operations["eventHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6239,6 +6299,25 @@ export interface operations {
                                     /** @description true for the token this request was made with */
                                     current: boolean;
                                 }[];
+                                history: {
+                                    seq: number;
+                                    entity: "person" | "group" | "membership" | "guardianship" | "role_type" | "event" | "participation";
+                                    /** @description The id; a role type's key; a guardianship's ward */
+                                    entity_id: number | string;
+                                    action: "created" | "updated" | "deleted";
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @description Who made the change; null for the command line, the Laravel import, or an erased person */
+                                    actor: {
+                                        id: number;
+                                        firstname: string;
+                                        lastname: string;
+                                    } | null;
+                                    /** @description For an update: {field: [old, new]} */
+                                    changes: {
+                                        [key: string]: unknown[];
+                                    };
+                                }[];
                             };
                         };
                     };
@@ -11241,6 +11320,600 @@ export interface operations {
             };
             /** @description The change feed no longer reaches back that far. (resynchronise in full) */
             410: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    personHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            changes: {
+                                seq: number;
+                                entity: "person" | "group" | "membership" | "guardianship" | "role_type" | "event" | "participation";
+                                /** @description The id; a role type's key; a guardianship's ward */
+                                entity_id: number | string;
+                                action: "created" | "updated" | "deleted";
+                                /** Format: date-time */
+                                at: string;
+                                /** @description Who made the change; null for the command line, the Laravel import, or an erased person */
+                                actor: {
+                                    id: number;
+                                    firstname: string;
+                                    lastname: string;
+                                } | null;
+                                /** @description For an update: {field: [old, new]} */
+                                changes: {
+                                    [key: string]: unknown[];
+                                };
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (may not change the resource) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    groupHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            changes: {
+                                seq: number;
+                                entity: "person" | "group" | "membership" | "guardianship" | "role_type" | "event" | "participation";
+                                /** @description The id; a role type's key; a guardianship's ward */
+                                entity_id: number | string;
+                                action: "created" | "updated" | "deleted";
+                                /** Format: date-time */
+                                at: string;
+                                /** @description Who made the change; null for the command line, the Laravel import, or an erased person */
+                                actor: {
+                                    id: number;
+                                    firstname: string;
+                                    lastname: string;
+                                } | null;
+                                /** @description For an update: {field: [old, new]} */
+                                changes: {
+                                    [key: string]: unknown[];
+                                };
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (may not change the resource) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    eventHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            changes: {
+                                seq: number;
+                                entity: "person" | "group" | "membership" | "guardianship" | "role_type" | "event" | "participation";
+                                /** @description The id; a role type's key; a guardianship's ward */
+                                entity_id: number | string;
+                                action: "created" | "updated" | "deleted";
+                                /** Format: date-time */
+                                at: string;
+                                /** @description Who made the change; null for the command line, the Laravel import, or an erased person */
+                                actor: {
+                                    id: number;
+                                    firstname: string;
+                                    lastname: string;
+                                } | null;
+                                /** @description For an update: {field: [old, new]} */
+                                changes: {
+                                    [key: string]: unknown[];
+                                };
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (may not change the resource) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
                 headers: {
                     /** @description Requests allowed in the window */
                     "X-RateLimit-Limit"?: number;

@@ -153,6 +153,10 @@ export function createClient(options: ClientOptions) {
     /** integrations.md section 2: every change in commit order; keep `next_after` and ask again with `after`. */
     changes: {
       list: (query: Query<'listChanges'> = {}) => api.GET('/changes', { params: { query } }),
+      /** integrations.md section 3: a resource's change records, newest first. */
+      ofPerson: (id: number, query: Query<'personHistory'> = {}) => api.GET('/people/{id}/history', { params: { path: { id: String(id) }, query } }),
+      ofGroup: (id: number, query: Query<'groupHistory'> = {}) => api.GET('/groups/{id}/history', { params: { path: { id: String(id) }, query } }),
+      ofEvent: (id: number, query: Query<'eventHistory'> = {}) => api.GET('/events/{id}/history', { params: { path: { id: String(id) }, query } }),
     },
   };
 }

@@ -35,9 +35,9 @@ describe('the OpenAPI document', () => {
     );
     expect(operations.sort()).toEqual([
       'DELETE /events/{id}', 'DELETE /groups/{id}', 'DELETE /memberships/{id}', 'DELETE /people/{id}', 'DELETE /people/{id}/guardians/{guardian_id}',
-      'DELETE /role-types/{key}', 'DELETE /tokens', 'DELETE /tokens/{id}', 'GET /changes', 'GET /events', 'GET /events/{id}', 'GET /events/{id}/participations',
-      'GET /events/{id}/summary', 'GET /groups', 'GET /groups/{id}',
-      'GET /groups/{id}/memberships', 'GET /people', 'GET /people/{id}', 'GET /people/{id}/guardians', 'GET /people/{id}/memberships',
+      'DELETE /role-types/{key}', 'DELETE /tokens', 'DELETE /tokens/{id}', 'GET /changes', 'GET /events', 'GET /events/{id}', 'GET /events/{id}/history', 'GET /events/{id}/participations',
+      'GET /events/{id}/summary', 'GET /groups', 'GET /groups/{id}', 'GET /groups/{id}/history',
+      'GET /groups/{id}/memberships', 'GET /people', 'GET /people/{id}', 'GET /people/{id}/guardians', 'GET /people/{id}/history', 'GET /people/{id}/memberships',
       'GET /people/{id}/participations',
       'GET /role-types', 'GET /tenant', 'GET /tokens', 'GET /user', 'GET /user/export', 'GET /user/wards', 'PATCH /events/{id}', 'PATCH /groups/{id}', 'PATCH /memberships/{id}',
       'PATCH /participations/{id}',

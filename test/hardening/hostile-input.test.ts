@@ -254,8 +254,11 @@ describe('hostile input', () => {
   });
 
   it('query strings of the lists: wrong types, forged cursors, unknown and repeated parameters', async () => {
-    const lists = ['/api/groups', '/api/people', '/api/groups/1/memberships', '/api/people/2/memberships', '/api/role-types', '/api/user/wards'];
-    const names = fc.constantFrom('limit', 'cursor', 'parent_id', 'below', 'q', 'group_id', 'role_type', 'active_on', 'ids', 'updated_since', 'is_vegetarian', 'can_swimm', 'sort', 'all', 'foo', '__proto__');
+    const lists = [
+      '/api/groups', '/api/people', '/api/groups/1/memberships', '/api/people/2/memberships', '/api/role-types', '/api/user/wards',
+      '/api/changes', '/api/people/1/history', '/api/groups/1/history', '/api/events/1/history',
+    ];
+    const names = fc.constantFrom('limit', 'cursor', 'after', 'parent_id', 'below', 'q', 'group_id', 'role_type', 'active_on', 'ids', 'updated_since', 'is_vegetarian', 'can_swimm', 'sort', 'all', 'foo', '__proto__');
     const values = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('0', '-1', '201', '1e3', '9'.repeat(40), 'true', 'null', '2026-02-30', '1,2,x', 'eyJ4IjoxfQ.AAAA', '%00', '\u0000'));
     const query = fc.array(fc.tuple(names, values), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'));
     await fc.assert(

@@ -22,6 +22,8 @@ export function runCli(args: string[], env: Record<string, string>, input?: stri
     input: input ?? '',
     encoding: 'utf8',
     timeout: 30_000,
+    // `groupadmin openapi` prints more than spawnSync's default 1 MiB.
+    maxBuffer: 64 * 1024 * 1024,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -18,7 +18,7 @@ const userExportRoutes: FastifyPluginAsync<{ accessOf: (request: FastifyRequest)
         operationId: 'exportMyData',
         summary: 'Everything kept about me',
         description:
-          "The answer to a data-access request: the caller's person record, all their memberships (with group names), guardians and wards (id and names), and tokens (as GET /tokens lists them, never secrets).",
+          "The answer to a data-access request: the caller's person record, all their memberships (with group names), guardians and wards (id and names), tokens (as GET /tokens lists them, never secrets) and the history of their person, memberships and participations (newest first).",
         querystring: Type.Object({}, { additionalProperties: false }),
         response: { 200: Envelope(Type.Object({ export: PersonalDataSchema })) },
       },

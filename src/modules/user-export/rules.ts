@@ -9,6 +9,7 @@ import { operatorAccess } from '../permissions/rules.js';
 import { listTokens } from '../tokens/rules.js';
 import type { TokenListItem } from '../tokens/schemas.js';
 import type { UserRow } from '../users/queries.js';
+import { historyOf, type HistoryRow } from '../changes/history.js';
 import { listParticipationsOfPerson } from '../participations/queries.js';
 
 type TenantDb = Kysely<TenantDatabase>;
@@ -23,6 +24,8 @@ export interface PersonalData {
   wards: UserRow[];
   participations: Awaited<ReturnType<typeof listParticipationsOfPerson>>;
   tokens: TokenListItem[];
+  /** The change records of their person, memberships and participations, newest first. */
+  history: HistoryRow[];
 }
 
 /** Every membership of the person (active, future, ended), by id, read a page at a time. */
@@ -37,9 +40,21 @@ async function allMemberships(db: TenantDb, personId: number): Promise<Membershi
   }
 }
 
+/** Every change record about the person, read a page at a time. */
+async function wholeHistory(db: TenantDb, personId: number): Promise<HistoryRow[]> {
+  const rows: HistoryRow[] = [];
+  let before: number | null = null;
+  for (;;) {
+    const page = await historyOf(db, { kind: 'person', id: personId }, before, PAGE_ROWS);
+    rows.push(...page.slice(0, PAGE_ROWS));
+    if (page.length <= PAGE_ROWS) return rows;
+    before = Number(page[PAGE_ROWS - 1]!.seq);
+  }
+}
+
 /**
  * GET /user/export (data.md section 3): everything kept about the caller, the answer to a
- * data-access request. The change history joins it with integrations.md.
+ * data-access request.
  */
 export async function personalDataOf(db: TenantDb, day: Day, personId: number, currentTokenId: number | null): Promise<PersonalData> {
   const person = await findPerson(db, personId);
@@ -56,5 +71,6 @@ export async function personalDataOf(db: TenantDb, day: Day, personId: number, c
     wards: await listWards(db, personId),
     participations: await listParticipationsOfPerson(db, personId),
     tokens: await listTokens(db, personId, currentTokenId),
+    history: await wholeHistory(db, personId),
   };
 }

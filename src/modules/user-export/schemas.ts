@@ -3,6 +3,7 @@ import { MembershipSchema, toApiMembership } from '../memberships/schemas.js';
 import { PersonSchema, toApiPerson } from '../people/schemas.js';
 import { TokenListItemSchema } from '../tokens/schemas.js';
 import { ParticipationSchema, toApiParticipation } from '../participations/schemas.js';
+import { HistoryItemSchema, toApiHistoryItem } from '../changes/schemas.js';
 import type { PersonalData } from './rules.js';
 
 /** A membership with the name of its group, after the membership's own fields. */
@@ -21,6 +22,8 @@ export const PersonalDataSchema = Type.Object({
   /** Their own participations, notes included, each with its event's name. */
   participations: Type.Array(Type.Object({ ...ParticipationSchema.properties, notes: Type.Union([Type.String(), Type.Null()]), event_name: Type.String() })),
   tokens: Type.Array(TokenListItemSchema),
+  /** integrations.md: the change records of their person, memberships and participations, newest first. */
+  history: Type.Array(HistoryItemSchema),
 });
 export type ApiPersonalData = Static<typeof PersonalDataSchema>;
 
@@ -31,4 +34,5 @@ export const toApiPersonalData = (data: PersonalData): ApiPersonalData => ({
   wards: data.wards.map(linked),
   participations: data.participations.map((row) => ({ ...toApiParticipation(row, true), notes: row.notes, event_name: row.event_name })),
   tokens: data.tokens,
+  history: data.history.map(toApiHistoryItem),
 });

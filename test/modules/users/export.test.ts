@@ -21,7 +21,7 @@ describe('GET /user/export (data.md section 3)', () => {
     expect(answer.statusCode).toBe(200);
     const data = answer.json().data.export;
     expect(data.participations).toEqual([expect.objectContaining({ event_id: camp.id, person_id: w.ids.leader, state: 'accepted', notes: 'vegan', event_name: 'Summer camp' })]);
-    expect(Object.keys(data)).toEqual(['person', 'memberships', 'guardians', 'wards', 'participations', 'tokens']);
+    expect(Object.keys(data)).toEqual(['person', 'memberships', 'guardians', 'wards', 'participations', 'tokens', 'history']);
     expect(data.person).toMatchObject({ id: w.ids.leader, username: 'leader', has_login: true });
     expect(data.memberships).toEqual([expect.objectContaining({ group_id: w.troop, role_type: 'leader', group_name: 'Troop' })]);
     expect(data.wards).toEqual([{ id: kid.id, firstname: 'Mia', lastname: 'Kid' }]);
