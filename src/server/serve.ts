@@ -4,6 +4,7 @@ import { buildApp } from '../app.js';
 import type { Config } from '../config.js';
 import { createStorage } from '../db/index.js';
 import { openStorage, printFirstStart, relayLeftovers, seedFirstStart } from './first-start.js';
+import { scheduleChangePruning } from '../modules/changes/prune.js';
 import { STOP_MESSAGE, stopGracefully } from './shutdown.js';
 
 /**
@@ -36,7 +37,9 @@ export async function serve(config: Config, role: ServeRole = 'single'): Promise
   if (account) printFirstStart(config, account, listeningPort(app, config));
   // The cluster primary relays leftovers itself, once, before it forks the workers.
   const leftovers = role === 'single' ? relayLeftovers(storage, app.log as Logger) : undefined;
+  const pruning = scheduleChangePruning(storage, config.changesRetentionDays, (err) => app.log.warn({ err }, 'could not prune change records'));
   ({ stop } = stopGracefully(app.log as Logger, config.shutdownTimeoutMs, async () => {
+    pruning.stop();
     leftovers?.cancel();
     await app.close();
     await leftovers?.done;

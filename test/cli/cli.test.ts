@@ -168,6 +168,16 @@ describe('groupadmin command line', () => {
     expect(cli(['token', 'prune', '--hours', 'x']).status).toBe(2);
   });
 
+  it('prunes change records older than CHANGES_RETENTION_DAYS, which is at least 30', () => {
+    cli(['tenant', 'create', 'acme']);
+    cli(['user', 'create', 'acme', 'alice', '--email', 'alice@example.com', '--firstname', 'A', '--lastname', 'B']);
+    expect(cli(['changes', 'prune'])).toMatchObject({ status: 0, stdout: '0 change record(s) older than 30 days pruned in 1 tenant(s)\n' });
+    expect(runCli(['changes', 'prune'], { ...env, CHANGES_RETENTION_DAYS: '45' }).stdout).toContain('older than 45 days');
+    const tooShort = runCli(['changes', 'prune'], { ...env, CHANGES_RETENTION_DAYS: '7' });
+    expect(tooShort.status).toBe(1);
+    expect(tooShort.stderr).toContain('CHANGES_RETENTION_DAYS');
+  });
+
   it('prints the OpenAPI document', () => {
     const result = cli(['openapi']);
     expect(result.status).toBe(0);

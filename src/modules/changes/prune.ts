@@ -11,3 +11,26 @@ export async function pruneChangeRecords(storage: Storage, days: number, now = n
   for (const tenant of tenants) deleted += await pruneRecords(storage.tenantDb(tenant.slug), before);
   return { tenants: tenants.length, deleted };
 }
+
+const DAY_MS = 86_400_000;
+/** After a start, so that a fleet restarted at once does not prune in the first busy minute. */
+const FIRST_RUN_MS = 10 * 60_000;
+
+/**
+ * Prunes change records once a day in the running service (`groupadmin changes prune` does the
+ * same on demand). Every instance runs it; a second run finds nothing left to delete.
+ */
+export function scheduleChangePruning(storage: Storage, days: number, onError: (err: unknown) => void): { stop(): void } {
+  const run = () => void pruneChangeRecords(storage, days).catch(onError);
+  let daily: NodeJS.Timeout | undefined;
+  const first = setTimeout(() => {
+    run();
+    daily = setInterval(run, DAY_MS).unref();
+  }, FIRST_RUN_MS).unref();
+  return {
+    stop() {
+      clearTimeout(first);
+      if (daily) clearInterval(daily);
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pruneRecords } from '../../../src/modules/changes/queries.js';
+import { pruneChangeRecords } from '../../../src/modules/changes/prune.js';
 import { toDbTimestamp } from '../../../src/lib/time.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 import { daysFromNow } from '../../helpers/events.js';
@@ -133,6 +134,19 @@ describe('change records and GET /changes', () => {
     const fresh = await call('admin', 'GET', '/changes');
     expect(fresh.json().data).toEqual({ changes: [], next_after: newest });
     expect((await call('admin', 'GET', `/changes?after=${newest}`)).statusCode).toBe(200);
+  });
+
+  it('prunes the records older than the retention in every tenant, and only those', async () => {
+    await t.addTenant('other');
+    await t.addUser('other', { username: 'someone' });
+    const kept = await pruneChangeRecords(t.storage, 30);
+    expect(kept).toEqual({ tenants: 2, deleted: 0 });
+    const later = await pruneChangeRecords(t.storage, 30, new Date(Date.now() + 31 * 86_400_000));
+    expect(later.tenants).toBe(2);
+    expect(later.deleted).toBeGreaterThanOrEqual(2);
+    expect(await records()).toEqual([]);
+    expect(await t.storage.tenantDb('other').selectFrom('change_records').selectAll().execute()).toEqual([]);
+    expect((await call('admin', 'GET', '/changes?after=0')).statusCode).toBe(410);
   });
 
   it('needs changes:read and read on the root; refuses unknown and out-of-range parameters', async () => {
