@@ -103,6 +103,8 @@ export const errors = {
   payloadTooLarge: () => new ApiError('payload_too_large', 'Payload Too Large.'),
   unsupportedMediaType: () =>
     new ApiError('unsupported_media_type', 'Unsupported Media Type. Send JSON with Content-Type: application/json.'),
+  /** 415 of the CSV import: it takes CSV only. */
+  unsupportedCsvMediaType: () => new ApiError('unsupported_media_type', 'Unsupported Media Type. Send CSV with Content-Type: text/csv.'),
   unauthenticated: () => new ApiError('unauthenticated', 'Unauthenticated.'),
   loginFailed: () => new ApiError('login_failed', 'Login Fail, pls check password'),
   abilityMissing: () => new ApiError('ability_missing', 'Invalid ability provided.'),
@@ -160,6 +162,25 @@ export const fieldMessages = {
 } as const;
 
 /** The messages of the rules of groups.md (sections 1-5 and 7), in its words. */
+/** The words of the CSV import (data.md section 2). */
+export const importMessages = {
+  passwordColumn: 'The password column cannot be imported.',
+  unknownColumn: (name: string) => `The file has an unknown column: ${name}.`,
+  unnamedColumn: (position: number) => `Column ${position} of the header has no name.`,
+  repeatedColumn: (name: string) => `The column ${name} appears more than once.`,
+  noHeader: 'The file must have a header row.',
+  notUtf8: 'The file must be UTF-8 text.',
+  tooManyRows: (max: number) => `The file must not have more than ${max} rows.`,
+  quoteNotClosed: (row: number) => `A quoted cell that begins in row ${row} is never closed.`,
+  textAfterQuote: (row: number) => `A quoted cell in row ${row} has text after its closing quote.`,
+  notCsv: (row: number) => `The file is not valid CSV from row ${row} on.`,
+  tooManyCells: 'The row has more cells than the header has columns.',
+  usernameNotImported: 'The username field cannot be set by import.',
+  emailTakenInRow: (row: number) => `The email has already been taken in row ${row}.`,
+  samePersonAsRow: (row: number) => `The row matches the same person as row ${row}.`,
+  mayNotChange: 'You may not change the person this row matches.',
+} as const;
+
 export const ruleMessages = {
   idempotencyKeyReused: 'The Idempotency-Key was used for another request.',
   idempotencyKeyMalformed: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',

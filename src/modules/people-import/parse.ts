@@ -1,7 +1,6 @@
 import { CsvError, parse } from 'csv-parse/sync';
-import { errors } from '../../errors.js';
+import { errors, importMessages } from '../../errors.js';
 import { unneutralise } from '../../lib/csv.js';
-import { importMessages } from './messages.js';
 
 /** The person fields a file may set, in the JSON order of a person. */
 export const IMPORTED_FIELDS = [

@@ -6,7 +6,6 @@ import { errors } from '../../errors.js';
 import { beforeBody, ok } from '../../http/before-body.js';
 import { compileRequestValidator } from '../../http/json-body.js';
 import { Envelope, ErrorSchema, ValidationErrorSchema } from '../../http/schemas.js';
-import { unsupportedCsvMediaType } from './messages.js';
 import { IMPORTED_FIELDS, parseImportFile } from './parse.js';
 import { importPeople, requireImportTarget } from './rules.js';
 import { ImportCountsSchema, ImportQuery, validateImportQuery } from './schemas.js';
@@ -29,7 +28,7 @@ const CSV_BODY = Type.String({
 const peopleImportRoutes: FastifyPluginAsyncTypebox<PeopleImportOptions> = async (app, { accessOf, bodyLimit, maxRows }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('text/csv', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
-  app.addContentTypeParser('*', (_request, _payload, done) => done(unsupportedCsvMediaType()));
+  app.addContentTypeParser('*', (_request, _payload, done) => done(errors.unsupportedCsvMediaType()));
 
   // The query and the caller's right on the group are checked before the file is read: a caller
   // who may not import there hears 403 at once, whatever the file.

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { TenantDatabase } from '../../db/types.js';
-import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
+import { errors, fieldMessages, importMessages, ruleMessages, type FieldErrors } from '../../errors.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { lowerAscii } from '../../lib/validation.js';
 import type { GroupRow } from '../groups/queries.js';
@@ -9,7 +9,6 @@ import { requireGrantable, requireGroupById } from '../memberships/rules.js';
 import { activeMemberNames, activeRoleHolderIds, findPeopleByEmails, findPeopleByIds, unendedRoleHolderIds } from '../people/queries.js';
 import { mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
 import { insertUser, newUserRow, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
-import { importMessages } from './messages.js';
 import { IMPORTED_FIELDS, type ImportedField, type ImportFile, type ImportRow } from './parse.js';
 import { actorOf, noteCreated, noteUpdated, transact } from '../changes/recorder.js';
 import { personChanges } from '../changes/person.js';
