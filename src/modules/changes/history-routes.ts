@@ -8,7 +8,10 @@ import { limitOf, PagingQuery } from '../../http/paging.js';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { Envelope, ErrorSchema } from '../../http/schemas.js';
 import type { Access } from '../permissions/rules.js';
-import { requireManagedEvent } from '../events/rules.js';
+import { requireManagedEvent, viewerOf } from '../events/rules.js';
+import { listPersonParticipations } from '../participations/queries.js';
+import type { TenantDatabase } from '../../db/types.js';
+import type { Kysely } from 'kysely';
 import type { ResourceRouteOptions } from '../groups/routes.js';
 import { requireGroup } from '../groups/rules.js';
 import { requireChangeable } from '../people/rules.js';
@@ -27,8 +30,8 @@ interface HistoryEndpoint {
   tags: string[];
   operationId: string;
   who: string;
-  /** The resource's id when the caller may read its history: 404 unseen, 403 without the right. */
-  allowed: (request: FastifyRequest, access: Access) => Promise<number>;
+  /** The resource whose history the caller may read: 404 unseen, 403 without the right. */
+  allowed: (request: FastifyRequest, access: Access) => Promise<HistorySubject>;
 }
 
 const endpoints: HistoryEndpoint[] = [
@@ -39,7 +42,12 @@ const endpoints: HistoryEndpoint[] = [
     tags: ['people'],
     operationId: 'personHistory',
     who: 'Those who may change the person (groups.md section 3). With the records of their memberships and participations.',
-    allowed: async (request, access) => Number((await requireChangeable(request.tenant.db, access, idOf(request))).person.id),
+    allowed: async (request, access) => {
+      const db = request.tenant.db;
+      const id = Number((await requireChangeable(db, access, idOf(request))).person.id);
+      // Their participations only in the events the caller sees, as GET /people/{id}/participations.
+      return { kind: 'person', id, participationIds: await visibleParticipationIds(db, id, await viewerOf(db, access)) };
+    },
   },
   {
     path: '/groups/:id/history',
@@ -51,7 +59,7 @@ const endpoints: HistoryEndpoint[] = [
     allowed: async (request, access) => {
       const group = await requireGroup(request.tenant.db, idOf(request));
       if (!atLeast(access.on(group.path), 'write')) throw errors.unauthorized();
-      return Number(group.id);
+      return { kind: 'group', id: Number(group.id) };
     },
   },
   {
@@ -61,9 +69,23 @@ const endpoints: HistoryEndpoint[] = [
     tags: ['events'],
     operationId: 'eventHistory',
     who: "The event's managers (`write` on its group).",
-    allowed: async (request, access) => Number((await requireManagedEvent(request.tenant.db, access, idOf(request))).event.id),
+    allowed: async (request, access) => ({ kind: 'event', id: Number((await requireManagedEvent(request.tenant.db, access, idOf(request))).event.id) }),
   },
 ];
+
+const PAGE = 500;
+
+/** The ids (as change records keep them) of P's participations in events the viewer sees. */
+async function visibleParticipationIds(db: Kysely<TenantDatabase>, personId: number, viewer: Awaited<ReturnType<typeof viewerOf>>): Promise<string[]> {
+  const ids: string[] = [];
+  let after: number | null = null;
+  for (;;) {
+    const page = await listPersonParticipations(db, personId, viewer, after, PAGE);
+    ids.push(...page.slice(0, PAGE).map((row) => String(row.id)));
+    if (page.length <= PAGE) return ids;
+    after = Number(page[PAGE - 1]!.id);
+  }
+}
 
 /** History (integrations.md section 3): a resource's change records, newest first. */
 const historyRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursorsOf, accessOf }) => {
@@ -84,13 +106,13 @@ const historyRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (ap
         },
       },
       async (request) => {
-        const id = await endpoint.allowed(request, await accessOf(request));
+        const subject = await endpoint.allowed(request, await accessOf(request));
         const cursors = cursorsOf(request);
-        const list = `history:${endpoint.kind}:${id}`;
+        const list = `history:${subject.kind}:${subject.id}`;
         const query = request.query as { cursor?: string; limit?: number };
         const before = query.cursor === undefined ? null : Number(cursors.decode(list, query.cursor)[0]);
         const limit = limitOf(query);
-        const rows = await historyOf(request.tenant.db, { kind: endpoint.kind, id }, before, limit);
+        const rows = await historyOf(request.tenant.db, subject, before, limit);
         const page = cursors.page(list, rows, limit, (row) => [Number(row.seq)]);
         return ok({ changes: page.rows.map(toApiHistoryItem), next_cursor: page.nextCursor });
       },

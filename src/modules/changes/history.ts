@@ -4,7 +4,11 @@ import type { TenantDatabase } from '../../db/types.js';
 type TenantDb = Kysely<TenantDatabase>;
 
 /** Whose records a history shows (integrations.md section 3). */
-export type HistorySubject = { kind: 'person'; id: number } | { kind: 'group'; id: number } | { kind: 'event'; id: number };
+export type HistorySubject =
+  /** `participationIds`: the person's participations whose records the caller may see (in events they see). */
+  | { kind: 'person'; id: number; participationIds: readonly string[] | 'all' }
+  | { kind: 'group'; id: number }
+  | { kind: 'event'; id: number };
 
 export interface HistoryRow {
   seq: number;
@@ -32,7 +36,12 @@ export function historyOf(db: TenantDb, subject: HistorySubject, beforeSeq: numb
       ? query.where((eb) =>
           eb.or([
             eb.and([eb('c.entity', '=', 'person'), eb('c.entity_id', '=', String(subject.id))]),
-            eb.and([eb('c.person_id', '=', subject.id), eb('c.entity', 'in', ['membership', 'participation'])]),
+            eb.and([eb('c.person_id', '=', subject.id), eb('c.entity', '=', 'membership')]),
+            ...(subject.participationIds === 'all'
+              ? [eb.and([eb('c.person_id', '=', subject.id), eb('c.entity', '=', 'participation')])]
+              : subject.participationIds.length > 0
+                ? [eb.and([eb('c.person_id', '=', subject.id), eb('c.entity', '=', 'participation'), eb('c.entity_id', 'in', subject.participationIds)])]
+                : []),
           ]),
         )
       : query.where('c.entity', '=', subject.kind).where('c.entity_id', '=', String(subject.id));

@@ -8,7 +8,7 @@ export const DEFAULT_FEED_LIMIT = 100;
 
 export const ChangesQuery = Type.Object(
   {
-    after: Type.Optional(Type.Integer({ minimum: 0, description: 'The `next_after` of the page before; default: from the oldest record kept' })),
+    after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The `next_after` of the page before; default: from the oldest record kept' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_FEED_LIMIT, description: `1-${MAX_FEED_LIMIT}, default ${DEFAULT_FEED_LIMIT}` })),
   },
   { additionalProperties: false },

@@ -83,13 +83,15 @@ export async function updateGroup(
  * Moves a subtree: every path that starts with `from` starts with `to` instead (one statement).
  * Each group below changes too (its `ancestors`), so its version and `updated_at` move with it.
  */
-export async function movePaths(db: TenantDb, from: string, to: string, now: string): Promise<void> {
-  await db
+export async function movePaths(db: TenantDb, from: string, to: string, now: string): Promise<number[]> {
+  const moved = await db
     .updateTable('groups')
     .set({ path: sql<string>`${to} || substr(path, ${from.length + 1})`, version: nextVersion, updated_at: now })
     .where('path', '>=', from)
     .where('path', '<', pathUpperBound(from))
+    .returning('id')
     .execute();
+  return moved.map((row) => Number(row.id));
 }
 
 export const hasSubgroups = async (db: TenantDb, id: number): Promise<boolean> =>

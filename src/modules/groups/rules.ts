@@ -126,10 +126,11 @@ export async function changeGroup(db: TenantDb, access: Access, group: GroupRow,
       ...(fields.name !== undefined ? { name_key: sortKey(fields.name) } : {}),
       ...(moves ? { parent_id: parentId } : {}),
     };
-    if (newPath !== undefined) await movePaths(trx, current.path, newPath, toDbTimestamp(new Date()));
+    const moved = newPath === undefined ? [] : await movePaths(trx, current.path, newPath, toDbTimestamp(new Date()));
     const updated = await updateGroup(trx, Number(current.id), changes, toDbTimestamp(new Date()));
-    // The groups below a moved one change only their derived `ancestors`: no record of their own.
     noteUpdated(trx, 'group', Number(current.id), changedFields(toApiGroup(current), toApiGroup(updated), BOOKKEEPING));
+    // The groups below changed their `ancestors` (and version): a record each, without fields.
+    for (const id of moved) if (id !== Number(current.id)) noteUpdated(trx, 'group', id, {});
     return updated;
   });
 }

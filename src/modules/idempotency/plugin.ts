@@ -5,7 +5,7 @@ import Type from 'typebox';
 import { errors, ruleMessages } from '../../errors.js';
 import { ErrorSchema } from '../../http/schemas.js';
 import { toDbTimestamp } from '../../lib/time.js';
-import { claimKey, releaseKey, storeAnswer, sweepKeys } from './queries.js';
+import { claimKey, releaseKey, storeAnswer, sweepKeys, type KeyClaim } from './queries.js';
 
 /**
  * `Idempotency-Key` on every POST under /api (integrations.md section 5): the first request with a
@@ -33,20 +33,17 @@ const IdempotencyHeaders = Type.Object({
   ),
 });
 
-interface HeldKey {
-  ownerId: number;
-  key: string;
-}
-
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencyKey: HeldKey | null;
+    idempotencyKey: KeyClaim | null;
   }
 }
 
 const fingerprintOf = (request: FastifyRequest): string => {
-  const body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body ?? null);
-  return createHash('sha256').update(request.url).update('\n').update(body).digest('hex');
+  const { body } = request;
+  // A CSV import's body is hashed as it came: no copy of a large file as a JSON string.
+  const bytes = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body ?? null);
+  return createHash('sha256').update(request.url).update('\n').update(bytes).digest('hex');
 };
 
 export default fp(
@@ -73,13 +70,14 @@ export default fp(
       const ownerId = request.auth.user.id;
       const fingerprint = fingerprintOf(request);
       const now = Date.now();
+      const claimedAt = toDbTimestamp(new Date(now));
       const claim = await claimKey(request.tenant.db, ownerId, key, fingerprint, {
-        now: toDbTimestamp(new Date(now)),
+        now: claimedAt,
         runningUntil: toDbTimestamp(new Date(now + RUNNING_MS)),
         expiredBefore: toDbTimestamp(new Date(now - KEEP_MS)),
       });
       if (claim.kind === 'claimed') {
-        request.idempotencyKey = { ownerId, key };
+        request.idempotencyKey = { ownerId, key, claimedAt };
         return;
       }
       if (claim.fingerprint !== fingerprint) throw errors.invalidField('idempotency_key', ruleMessages.idempotencyKeyReused);
@@ -95,7 +93,7 @@ export default fp(
       const db = request.tenant.db;
       // A server-side failure is not an answer to keep: the retry runs again.
       if (reply.statusCode >= 500 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
-        await releaseKey(db, held.ownerId, held.key);
+        await releaseKey(db, held);
         return payload;
       }
       const headers: Record<string, string> = {};
@@ -103,7 +101,7 @@ export default fp(
         const value = reply.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
-      await storeAnswer(db, held.ownerId, held.key, { statusCode: reply.statusCode, headers, body: payload.toString() });
+      await storeAnswer(db, held, { statusCode: reply.statusCode, headers, body: payload.toString() });
       return payload;
     });
 

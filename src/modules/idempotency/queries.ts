@@ -56,18 +56,29 @@ function answerOf(row: IdempotencyKeysTable): Claim {
   };
 }
 
-export async function storeAnswer(db: TenantDb, ownerId: number, key: string, answer: StoredAnswer): Promise<void> {
+/**
+ * A claim is the key as one request took it: `claimedAt` tells it apart from a later claim of the
+ * same key (a repeat that took over after RUNNING_MS), which a late first request must not touch.
+ */
+export interface KeyClaim {
+  ownerId: number;
+  key: string;
+  claimedAt: string;
+}
+
+export async function storeAnswer(db: TenantDb, claim: KeyClaim, answer: StoredAnswer): Promise<void> {
   await db
     .updateTable('idempotency_keys')
     .set({ status_code: answer.statusCode, headers: JSON.stringify(answer.headers), body: answer.body, running_until: null })
-    .where('owner_id', '=', ownerId)
-    .where('key', '=', key)
+    .where('owner_id', '=', claim.ownerId)
+    .where('key', '=', claim.key)
+    .where('created_at', '=', claim.claimedAt)
     .execute();
 }
 
 /** Lets a key go (its request failed on the server's side: a retry should run again). */
-export async function releaseKey(db: TenantDb, ownerId: number, key: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('owner_id', '=', ownerId).where('key', '=', key).execute();
+export async function releaseKey(db: TenantDb, claim: KeyClaim): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('owner_id', '=', claim.ownerId).where('key', '=', claim.key).where('created_at', '=', claim.claimedAt).execute();
 }
 
 /** Deletes the keys created before `before`; returns how many. */

@@ -146,7 +146,9 @@ export async function changeParticipation(
     const placement = { id, role: current.role, state: current.state, waitlist_position: current.waitlist_position };
     await changePlace(trx, event, placement, { role, state }, other, toDbTimestamp(new Date()));
     const updated = (await findParticipation(trx, id))!;
-    noteUpdated(trx, 'participation', id, changedFields(recordedOf(current), recordedOf(updated)), { personId: Number(current.person_id) });
+    const changes = changedFields(recordedOf(current), recordedOf(updated));
+    if (current.notes !== updated.notes) changes.notes = HIDDEN_NOTES;
+    noteUpdated(trx, 'participation', id, changes, { personId: Number(current.person_id) });
   });
   return (await findParticipation(db, id))!;
 }
@@ -171,10 +173,13 @@ export async function summaryOf(db: TenantDb, eventId: number) {
   };
 }
 
-/** What a participation's change records show of it: the queue position is derived, not recorded. */
-const recordedOf = (row: ParticipationItemRow) => ({
-  role: row.role,
-  state: row.state,
-  attended: row.attended === null ? null : Boolean(row.attended),
-  notes: row.notes,
-});
+/**
+ * What a participation's change records show of it: the queue position is derived, not recorded;
+ * notes (a child's medication) are for the event's managers and the family only, so a record says
+ * that they changed, never what they say.
+ */
+function recordedOf(row: ParticipationItemRow) {
+  return { role: row.role, state: row.state, attended: row.attended === null ? null : Boolean(row.attended) };
+}
+
+const HIDDEN_NOTES: [string, string] = ['[hidden]', '[hidden]'];

@@ -158,7 +158,9 @@ export async function changePerson(
 export async function erasePerson(db: TenantDb, access: Access, person: UserRow, ifMatch: string | undefined): Promise<void> {
   if (!atLeast(access.on(access.root.path), 'admin')) throw errors.unauthorized();
   const personId = Number(person.id);
-  await transact(db, actorOf(access), async (trx) => {
+  // An administrator who erases themself is not named as the actor of their own tombstones.
+  const actor = actorOf(access) === personId ? null : actorOf(access);
+  await transact(db, actor, async (trx) => {
     // The person first, then the administrators: the order every membership write takes its locks in.
     if (!(await lockPersonForMemberships(trx, personId))) throw errors.notFound('Person');
     const current = await findPerson(trx, personId);

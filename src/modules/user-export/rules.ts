@@ -45,7 +45,7 @@ async function wholeHistory(db: TenantDb, personId: number): Promise<HistoryRow[
   const rows: HistoryRow[] = [];
   let before: number | null = null;
   for (;;) {
-    const page = await historyOf(db, { kind: 'person', id: personId }, before, PAGE_ROWS);
+    const page = await historyOf(db, { kind: 'person', id: personId, participationIds: 'all' }, before, PAGE_ROWS);
     rows.push(...page.slice(0, PAGE_ROWS));
     if (page.length <= PAGE_ROWS) return rows;
     before = Number(page[PAGE_ROWS - 1]!.seq);

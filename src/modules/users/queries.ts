@@ -93,6 +93,11 @@ export async function insertUser(db: TenantDb, user: NewUserRow): Promise<UserRo
     .executeTakeFirstOrThrow();
 }
 
+/** The same password in a newer hash: not a change of the person (no version, no record). */
+export async function rehashPassword(db: TenantDb, id: number, hash: string): Promise<void> {
+  await db.updateTable('users').set({ password: hash }).where('id', '=', id).execute();
+}
+
 export async function updateUserPasswordHash(db: TenantDb, id: number, hash: string, updatedAt: string): Promise<void> {
   await db.updateTable('users').set({ password: hash, updated_at: updatedAt, version: nextVersion }).where('id', '=', id).execute();
 }

@@ -12,6 +12,7 @@ import {
   insertUser,
   newUserRow,
   setUserActive,
+  rehashPassword,
   updateUserPasswordHash,
   updateUserProfile,
   type ProfileChanges,
@@ -58,7 +59,7 @@ export async function findUserRecord(db: TenantDb, username: string): Promise<Ap
 
 /** A new hash for the same password (a rehash after login): the profile's updated_at stays. */
 export async function replacePasswordHash(db: TenantDb, user: Pick<UserRow, 'id' | 'updated_at'>, hash: string): Promise<void> {
-  await updateUserPasswordHash(db, user.id, hash, user.updated_at);
+  await rehashPassword(db, user.id, hash);
 }
 
 /** Creates a user from validated input; a taken username or e-mail is a UserConflictError. */

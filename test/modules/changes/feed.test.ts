@@ -85,6 +85,23 @@ describe('change records and GET /changes', () => {
     expect(changesOf('guardianship', kid, 'created')).toEqual({ guardian_id: [null, parent] });
   });
 
+  it('records a move for the moved group and each group below it, and never the words of notes', async () => {
+    const a = (await call('admin', 'POST', '/groups', { parent_id: root, name: 'A' })).json().data.group.id;
+    const b = (await call('admin', 'POST', '/groups', { parent_id: root, name: 'B' })).json().data.group.id;
+    const child = (await call('admin', 'POST', '/groups', { parent_id: a, name: 'A1' })).json().data.group.id;
+    const start = await lastSeq();
+    expect((await call('admin', 'PATCH', `/groups/${a}`, { parent_id: b })).statusCode).toBe(200);
+    expect(await summary(start)).toEqual([`group:${a}:updated`, `group:${child}:updated`]);
+    expect(JSON.parse((await records()).at(-2)!.changes)).toEqual({ parent_id: [root, b] });
+
+    const event = (await call('admin', 'POST', '/events', { group_id: b, name: 'Camp', starts_at: daysFromNow(3), ends_at: daysFromNow(4) })).json().data.event.id;
+    const place = (await call('admin', 'POST', `/events/${event}/participations`, { person_id: adminId, notes: 'first' })).json().data.participation.id;
+    expect((await call('admin', 'PATCH', `/participations/${place}`, { notes: 'epilepsy medication' })).statusCode).toBe(200);
+    const last = (await records()).at(-1)!;
+    expect(last).toMatchObject({ entity: 'participation', action: 'updated' });
+    expect(JSON.parse(last.changes)).toEqual({ notes: ['[hidden]', '[hidden]'] });
+  });
+
   it('hides passwords, names no actor for the command line, and leaves no record of a change that failed', async () => {
     const start = await lastSeq();
     const bob = await t.addUser('demo', { username: 'bob', email: 'bob@example.com' });
@@ -160,7 +177,7 @@ describe('change records and GET /changes', () => {
     expect(refused.statusCode).toBe(403);
     expect(refused.json().message).toBe('Invalid ability provided.');
     expect((await call('admin', 'GET', '/changes?foo=1')).json().errors).toEqual({ foo: ['The foo field is prohibited.'] });
-    for (const bad of ['limit=0', 'limit=1001', 'after=-1', 'after=x']) expect((await call('admin', 'GET', `/changes?${bad}`)).statusCode, bad).toBe(422);
+    for (const bad of ['limit=0', 'limit=1001', 'after=-1', 'after=x', 'after=1e300', `after=${'9'.repeat(20)}`]) expect((await call('admin', 'GET', `/changes?${bad}`)).statusCode, bad).toBe(422);
     expect((await call('admin', 'GET', '/changes?limit=1000')).statusCode).toBe(200);
   });
 

@@ -101,6 +101,26 @@ describe('history of people, groups and events', () => {
     expect((await call('admin', 'GET', '/people/999999/history')).statusCode).toBe(404);
   });
 
+  it("shows a leader a person's participations only in the events the leader sees", async () => {
+    const other = (await call('admin', 'POST', '/groups', { parent_id: root, name: 'Other' })).json().data.group.id;
+    const kid = (await call('admin', 'POST', '/people', { firstname: 'Kim', lastname: 'Kid', membership: { group_id: troop, role_type: 'member' } })).json().data.person.id;
+    await call('admin', 'POST', '/memberships', { person_id: kid, group_id: other, role_type: 'member' });
+    const hidden = (await call('admin', 'POST', '/events', { group_id: other, name: 'Other camp', starts_at: daysFromNow(5), ends_at: daysFromNow(6) })).json().data.event.id;
+    const seen = (await call('admin', 'POST', '/events', { group_id: troop, name: 'Troop camp', starts_at: daysFromNow(5), ends_at: daysFromNow(6) })).json().data.event.id;
+    const hiddenPlace = (await call('admin', 'POST', `/events/${hidden}/participations`, { person_id: kid })).json().data.participation.id;
+    const seenPlace = (await call('admin', 'POST', `/events/${seen}/participations`, { person_id: kid })).json().data.participation.id;
+    const leader = await t.addUser('demo', { username: 'leader', email: 'leader@example.com' });
+    await t.grant('demo', leader.id, troop, 'leader');
+    tokens.leader = await t.login('demo', 'leader', PASSWORD);
+    const ids = (who: string) => async () =>
+      ((await call(who, 'GET', `/people/${kid}/history`)).json().data.changes as { entity: string; entity_id: number }[])
+        .filter((c) => c.entity === 'participation')
+        .map((c) => c.entity_id)
+        .sort();
+    expect(await ids('leader')()).toEqual([seenPlace]);
+    expect(await ids('admin')()).toEqual([hiddenPlace, seenPlace].sort());
+  });
+
   it("joins the person's own export", async () => {
     const me = await t.addUser('demo', { username: 'me', email: 'me@example.com' });
     await t.grant('demo', me.id, troop, 'member');
