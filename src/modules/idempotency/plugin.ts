@@ -49,22 +49,13 @@ const fingerprintOf = (request: FastifyRequest): string => {
 export default fp(
   async function idempotency(app: FastifyInstance) {
     app.decorateRequest('idempotencyKey', null);
-    // Every POST that takes part says so in the OpenAPI document: the header and the 409.
-    app.addHook('onRoute', (route) => {
-      const methods = Array.isArray(route.method) ? route.method : [route.method];
-      if (!methods.includes('POST') || SECRET_ANSWERS.has(route.url)) return;
-      route.schema ??= {};
-      route.schema.headers ??= IdempotencyHeaders;
-      const response = (route.schema.response ??= {}) as Record<string, unknown>;
-      response[409] ??= { ...ErrorSchema, description: 'A request with this Idempotency-Key is in progress.' };
-    });
     const lastSweep = new Map<string, number>();
 
     // After the token, its ability and the body were checked: a request refused before it runs
     // holds no key, and its repeat is refused the same way.
-    app.addHook('preHandler', async (request, reply) => {
+    const claimRequestKey = async (request: FastifyRequest, reply: FastifyReply) => {
       const header = request.headers[HEADER];
-      if (request.method !== 'POST' || header === undefined || request.auth === null || SECRET_ANSWERS.has(request.routeOptions.url ?? '')) return;
+      if (header === undefined || request.auth === null) return;
       const key = Array.isArray(header) ? '' : header;
       if (!KEY.test(key)) throw errors.invalidField('idempotency_key', ruleMessages.idempotencyKeyMalformed);
       const ownerId = request.auth.user.id;
@@ -83,10 +74,10 @@ export default fp(
       if (claim.fingerprint !== fingerprint) throw errors.invalidField('idempotency_key', ruleMessages.idempotencyKeyReused);
       if (claim.kind === 'running') throw errors.idempotencyKeyInProgress();
       return replay(reply, claim.answer);
-    });
+    };
 
     // Before the answer leaves: a client that retries after receiving it finds it stored.
-    app.addHook('onSend', async (request, reply, payload) => {
+    const storeRequestAnswer = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       const held = request.idempotencyKey;
       if (held === null) return payload;
       request.idempotencyKey = null;
@@ -103,11 +94,11 @@ export default fp(
       }
       await storeAnswer(db, held, { statusCode: reply.statusCode, headers, body: payload.toString() });
       return payload;
-    });
+    };
 
     // Expired keys go at most once an hour per tenant and process, after an answer that used one.
-    app.addHook('onResponse', async (request) => {
-      if (request.method !== 'POST' || request.headers[HEADER] === undefined || request.tenant === null) return;
+    const sweepExpiredKeys = async (request: FastifyRequest) => {
+      if (request.headers[HEADER] === undefined || request.tenant === null) return;
       const tenant = request.tenant.slug;
       const now = Date.now();
       if (now - (lastSweep.get(tenant) ?? 0) < SWEEP_EVERY_MS) return;
@@ -115,6 +106,21 @@ export default fp(
       await sweepKeys(request.tenant.db, toDbTimestamp(new Date(now - KEEP_MS))).catch((err: unknown) => {
         request.log.warn({ err }, 'could not sweep expired idempotency keys');
       });
+    };
+
+    // Only the POST routes that take part carry these hooks: no other request pays for them. Each
+    // says so in the OpenAPI document too (the header and the 409).
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (!methods.includes('POST') || SECRET_ANSWERS.has(route.url)) return;
+      route.schema ??= {};
+      route.schema.headers ??= IdempotencyHeaders;
+      const response = (route.schema.response ??= {}) as Record<string, unknown>;
+      response[409] ??= { ...ErrorSchema, description: 'A request with this Idempotency-Key is in progress.' };
+      // First of the route's preHandlers, last of its onSend hooks (after every other change to the answer).
+      route.preHandler = [claimRequestKey, ...asList(route.preHandler)];
+      route.onSend = [...asList(route.onSend), storeRequestAnswer];
+      route.onResponse = [...asList(route.onResponse), sweepExpiredKeys];
     });
   },
   { name: 'idempotency', dependencies: ['tenant', 'auth'] },
@@ -124,3 +130,5 @@ function replay(reply: FastifyReply, answer: { statusCode: number; headers: Reco
   reply.code(answer.statusCode).headers(answer.headers).header('idempotent-replayed', 'true').send(answer.body);
   return reply;
 }
+
+const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);

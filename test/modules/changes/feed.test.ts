@@ -181,6 +181,16 @@ describe('change records and GET /changes', () => {
     expect((await call('admin', 'GET', '/changes?limit=1000')).statusCode).toBe(200);
   });
 
+  it('names no actor on the tombstones of an administrator who erases themself', async () => {
+    const other = await t.addUser('demo', { username: 'second', email: 'second@example.com' });
+    await t.grant('demo', other.id, root, 'admin');
+    const start = await lastSeq();
+    expect((await call('admin', 'DELETE', `/people/${adminId}`)).statusCode).toBe(204);
+    const tombstones = (await records()).filter((record) => Number(record.seq) > start);
+    expect(tombstones.map((record) => record.entity)).toEqual(['membership', 'person']);
+    for (const record of tombstones) expect(record.actor_id).toBeNull();
+  });
+
   it('erasure leaves tombstones for the person and their rows, blanks earlier records and the actor', async () => {
     const troop = (await call('admin', 'POST', '/groups', { parent_id: root, name: 'Troop' })).json().data.group.id;
     const leader = (

@@ -105,6 +105,23 @@ describe('Idempotency-Key', () => {
     expect(await groupNames()).toEqual(['Old', 'Old', 'Old']);
   });
 
+  it('covers the CSV import too, whose body is a file', async () => {
+    const upload = (body: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/people/import?group_id=${root}&role_type=member`,
+        headers: { host: hostOf('demo'), accept: 'application/json', 'content-type': 'text/csv', authorization: `Bearer ${tokens.admin}`, 'idempotency-key': 'import-1' },
+        payload: body,
+      });
+    const first = await upload('firstname,lastname\r\nMia,Kid\r\n');
+    expect(first.json().data).toEqual({ created: 1, updated: 0, unchanged: 0 });
+    const again = await upload('firstname,lastname\r\nMia,Kid\r\n');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    expect((await upload('firstname,lastname\r\nMax,Kid\r\n')).json().message).toBe('The Idempotency-Key was used for another request.');
+    expect(await t.storage.tenantDb('demo').selectFrom('users').select('firstname').where('lastname', '=', 'Kid').execute()).toEqual([{ firstname: 'Mia' }]);
+  });
+
   it('takes no part in the answers that carry a secret, nor in other methods', async () => {
     const login = () =>
       t.app.inject({ method: 'POST', url: '/api/login', headers: { ...JSON_HEADERS, host: hostOf('demo'), 'idempotency-key': 'login' }, payload: { username: 'admin', password: PASSWORD } });
