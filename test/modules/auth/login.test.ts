@@ -126,9 +126,14 @@ describe('POST /api/login', () => {
     const stillLegacy = await findUserByUsername(db, 'laravel');
     expect(stillLegacy!.password).toBe(legacy);
 
+    const recordsBefore = await db.selectFrom('change_records').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect((await post({ username: 'laravel', password: 'old-secret' })).statusCode).toBe(200);
     const upgraded = await findUserByUsername(db, 'laravel');
     expect(upgraded!.password).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    // A new hash of the same password is no change of the person: same version and time, no change record.
+    expect({ version: upgraded!.version, updated_at: upgraded!.updated_at }).toEqual({ version: stillLegacy!.version, updated_at: stillLegacy!.updated_at });
+    const recordsAfter = await db.selectFrom('change_records').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(recordsAfter.n)).toBe(Number(recordsBefore.n));
     expect((await post({ username: 'laravel', password: 'old-secret' })).statusCode).toBe(200);
   });
 
