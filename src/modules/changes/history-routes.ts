@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { atLeast } from '../../access/permissions.js';
 import { errors } from '../../errors.js';
+import { readAllPages } from '../../lib/read-all-pages.js';
 import { IdParams, ok, parseId } from '../../http/before-body.js';
 import { limitOf, PagingQuery } from '../../http/paging.js';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
@@ -77,14 +78,8 @@ const PAGE = 500;
 
 /** The ids (as change records keep them) of P's participations in events the viewer sees. */
 async function visibleParticipationIds(db: Kysely<TenantDatabase>, personId: number, viewer: Awaited<ReturnType<typeof viewerOf>>): Promise<string[]> {
-  const ids: string[] = [];
-  let after: number | null = null;
-  for (;;) {
-    const page = await listPersonParticipations(db, personId, viewer, after, PAGE);
-    ids.push(...page.slice(0, PAGE).map((row) => String(row.id)));
-    if (page.length <= PAGE) return ids;
-    after = Number(page[PAGE - 1]!.id);
-  }
+  const rows = await readAllPages((after, size) => listPersonParticipations(db, personId, viewer, after, size), (row) => Number(row.id), PAGE);
+  return rows.map((row) => String(row.id));
 }
 
 /** History (integrations.md section 3): a resource's change records, newest first. */

@@ -11,6 +11,7 @@ import type { TokenListItem } from '../tokens/schemas.js';
 import type { UserRow } from '../users/queries.js';
 import { historyOf, type HistoryRow } from '../changes/history.js';
 import { listParticipationsOfPerson } from '../participations/queries.js';
+import { readAllPages } from '../../lib/read-all-pages.js';
 
 type TenantDb = Kysely<TenantDatabase>;
 
@@ -28,28 +29,15 @@ export interface PersonalData {
   history: HistoryRow[];
 }
 
-/** Every membership of the person (active, future, ended), by id, read a page at a time. */
-async function allMemberships(db: TenantDb, personId: number): Promise<MembershipRow[]> {
-  const rows: MembershipRow[] = [];
-  let after: number | null = null;
-  for (;;) {
-    const page = await listPersonMemberships(db, personId, null, after, PAGE_ROWS);
-    rows.push(...page.slice(0, PAGE_ROWS));
-    if (page.length <= PAGE_ROWS) return rows;
-    after = Number(page[PAGE_ROWS - 1]!.id);
-  }
+/** Every membership of the person (active, future, ended), by id. */
+function allMemberships(db: TenantDb, personId: number): Promise<MembershipRow[]> {
+  return readAllPages((after, size) => listPersonMemberships(db, personId, null, after, size), (row) => Number(row.id), PAGE_ROWS);
 }
 
-/** Every change record about the person, read a page at a time. */
-async function wholeHistory(db: TenantDb, personId: number): Promise<HistoryRow[]> {
-  const rows: HistoryRow[] = [];
-  let before: number | null = null;
-  for (;;) {
-    const page = await historyOf(db, { kind: 'person', id: personId, participationIds: 'all' }, before, PAGE_ROWS);
-    rows.push(...page.slice(0, PAGE_ROWS));
-    if (page.length <= PAGE_ROWS) return rows;
-    before = Number(page[PAGE_ROWS - 1]!.seq);
-  }
+/** Every change record about the person, newest first. */
+function wholeHistory(db: TenantDb, personId: number): Promise<HistoryRow[]> {
+  const subject = { kind: 'person', id: personId, participationIds: 'all' } as const;
+  return readAllPages((before, size) => historyOf(db, subject, before, size), (row) => Number(row.seq), PAGE_ROWS);
 }
 
 /**
