@@ -22,6 +22,7 @@ import { toDbTimestamp } from './lib/time.js';
 import authRoutes from './modules/auth/routes.js';
 import historyRoutes from './modules/changes/history-routes.js';
 import changeRoutes from './modules/changes/routes.js';
+import webhookRoutes from './modules/webhooks/routes.js';
 import idempotency from './modules/idempotency/plugin.js';
 import maintenance from './modules/maintenance/plugin.js';
 import { createTenantDirectory } from './modules/tenants/directory.js';
@@ -174,6 +175,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // integrations.md: the change feed.
       await api.register(changeRoutes, resources);
       await api.register(historyRoutes, resources);
+      await api.register(webhookRoutes, { ...resources, registry: storage.registry, allowPrivate: config.webhooksAllowPrivate });
     },
     { prefix: '/api' },
   );

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import Type, { type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { isValidSlug } from './lib/tenant-hosts.js';
+import { parseRetrySchedule } from './modules/webhooks/retry-schedule.js';
 
 /** The CSV import's limits when IMPORT_BODY_LIMIT and IMPORT_MAX_ROWS are not set (data.md section 2). */
 export const IMPORT_DEFAULTS = Object.freeze({ bodyLimit: 10 * 1024 * 1024, maxRows: 20_000 });
@@ -47,6 +48,10 @@ const EnvSchema = Type.Object({
   IMPORT_MAX_ROWS: Type.Integer({ minimum: 1, maximum: 10_000_000, default: IMPORT_DEFAULTS.maxRows }),
   /** integrations.md section 2: change records are kept at least this many days. */
   CHANGES_RETENTION_DAYS: Type.Integer({ minimum: 30, maximum: 36_500, default: 30 }),
+  /** integrations.md section 4: lets webhooks use http:// and private addresses (tests, closed networks). */
+  WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({ default: false }),
+  /** Seconds between a webhook's failed attempts, comma-separated; '' is the default schedule. */
+  WEBHOOK_RETRY_SCHEDULE: Type.String({ default: '' }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -97,6 +102,9 @@ export interface Config {
   readonly importMaxRows: number;
   /** `groupadmin changes prune` deletes change records older than this. */
   readonly changesRetentionDays: number;
+  readonly webhooksAllowPrivate: boolean;
+  /** Seconds to wait after the 1st, 2nd, ... failure of a webhook message; disabled after the last. */
+  readonly webhookRetrySchedule: readonly number[];
 }
 
 export class ConfigError extends Error {
@@ -183,6 +191,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
   const tls = parseTls(parsed.TLS_CERT_FILE, parsed.TLS_KEY_FILE);
+  const webhookRetrySchedule = parseRetrySchedule(parsed.WEBHOOK_RETRY_SCHEDULE);
+  if (!webhookRetrySchedule) {
+    throw new ConfigError(`Invalid configuration: WEBHOOK_RETRY_SCHEDULE must be whole seconds separated by commas (got "${env.WEBHOOK_RETRY_SCHEDULE}")`);
+  }
   const corsOrigins = parseOrigins(parsed.CORS_ORIGINS);
   if (parsed.DATABASE_URL !== '' && !/^postgres(ql)?:/.test(parsed.DATABASE_URL)) {
     throw new ConfigError('Invalid configuration: DATABASE_URL must be a postgres:// URL');
@@ -216,5 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     importBodyLimit: parsed.IMPORT_BODY_LIMIT,
     importMaxRows: parsed.IMPORT_MAX_ROWS,
     changesRetentionDays: parsed.CHANGES_RETENTION_DAYS,
+    webhooksAllowPrivate: parsed.WEBHOOKS_ALLOW_PRIVATE,
+    webhookRetrySchedule,
   });
 }

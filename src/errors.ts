@@ -182,6 +182,7 @@ export const importMessages = {
 } as const;
 
 export const ruleMessages = {
+  webhookAddress: 'The url must be a public https address.',
   idempotencyKeyReused: 'The Idempotency-Key was used for another request.',
   idempotencyKeyMalformed: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
   groupHasSubgroups: 'The group still has subgroups.',

@@ -158,6 +158,18 @@ export function createClient(options: ClientOptions) {
       ofGroup: (id: number, query: Query<'groupHistory'> = {}) => api.GET('/groups/{id}/history', { params: { path: { id: String(id) }, query } }),
       ofEvent: (id: number, query: Query<'eventHistory'> = {}) => api.GET('/events/{id}/history', { params: { path: { id: String(id) }, query } }),
     },
+    /** integrations.md section 4: signed deliveries of the change records (admin on the root). */
+    webhooks: {
+      list: (query: Query<'listWebhooks'> = {}) => api.GET('/webhooks', { params: { query } }),
+      get: (id: number) => api.GET('/webhooks/{id}', { params: { path: { id: String(id) } } }),
+      /** The answer holds the signing secret; no later answer shows it again. */
+      create: (body: Body<'createWebhook'>) => api.POST('/webhooks', { body }),
+      update: (id: number, body: Body<'updateWebhook'>) => api.PATCH('/webhooks/{id}', { params: { path: { id: String(id) } }, body }),
+      delete: (id: number) => api.DELETE('/webhooks/{id}', { params: { path: { id: String(id) } } }),
+      deliveries: (id: number, query: Query<'listWebhookDeliveries'> = {}) =>
+        api.GET('/webhooks/{id}/deliveries', { params: { path: { id: String(id) }, query } }),
+      ping: (id: number) => api.POST('/webhooks/{id}/test', { params: { path: { id: String(id) } } }),
+    },
   };
 }
 

@@ -201,6 +201,46 @@ export interface TenantDatabase {
   idempotency_keys: IdempotencyKeysTable;
   change_records: ChangeRecordsTable;
   change_sequence: ChangeSequenceTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}
+
+export interface WebhooksTable {
+  id: Generated<number>;
+  url: string;
+  /** JSON array of entity names, or null for all. */
+  entities: string | null;
+  description: string | null;
+  enabled: SqlBool;
+  /** 'failing' once the last retry failed; null while enabled. */
+  disabled_reason: string | null;
+  secret: string;
+  /** Message ids are `msg_<message_prefix>_<seq>`: the same on every retry, unique across tenants. */
+  message_prefix: string;
+  /** The seq of the last change record delivered or passed over. */
+  position: number;
+  failures: Generated<number>;
+  /** Ms since the epoch. */
+  next_attempt_at: number | null;
+  lease_holder: string | null;
+  /** Ms since the epoch. */
+  lease_until: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  message_id: string;
+  /** 'person.updated', ..., or 'ping'. */
+  type: string;
+  seq: number | null;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  next_retry_at: string | null;
+  at: string;
 }
 
 export interface TenantsTable {
@@ -232,4 +272,10 @@ export interface RegistryDatabase {
   tenants: TenantsTable;
   settings: SettingsTable;
   auth_changes: AuthChangesTable;
+  webhook_tenants: WebhookTenantsTable;
+}
+
+export interface WebhookTenantsTable {
+  slug: string;
+  created_at: string;
 }

@@ -116,6 +116,7 @@ export default fp<OpenApiOptions>(
           { name: 'events', description: 'Camps, meetings and courses of a group (events.md section 1)' },
           { name: 'participations', description: 'Registration, waiting lists and the participant lists (events.md section 2)' },
           { name: 'changes', description: 'The change feed for systems kept in step (integrations.md section 2)' },
+          { name: 'webhooks', description: 'Signed deliveries of the change records to another system (integrations.md section 4)' },
         ],
       },
       transform: ({ schema, url, route }) => {

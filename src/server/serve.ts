@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { createStorage } from '../db/index.js';
 import { openStorage, printFirstStart, relayLeftovers, seedFirstStart } from './first-start.js';
 import { scheduleChangePruning } from '../modules/changes/prune.js';
+import { startWebhookWorker } from '../modules/webhooks/worker.js';
 import { STOP_MESSAGE, stopGracefully } from './shutdown.js';
 
 /**
@@ -38,8 +39,15 @@ export async function serve(config: Config, role: ServeRole = 'single'): Promise
   // The cluster primary relays leftovers itself, once, before it forks the workers.
   const leftovers = role === 'single' ? relayLeftovers(storage, app.log as Logger) : undefined;
   const pruning = scheduleChangePruning(storage, config.changesRetentionDays, (err) => app.log.warn({ err }, 'could not prune change records'));
+  const webhooks = startWebhookWorker({
+    storage,
+    allowPrivate: config.webhooksAllowPrivate,
+    schedule: config.webhookRetrySchedule,
+    onError: (err) => app.log.warn({ err }, 'webhook deliveries: could not read or write their state'),
+  });
   ({ stop } = stopGracefully(app.log as Logger, config.shutdownTimeoutMs, async () => {
     pruning.stop();
+    await webhooks.stop();
     leftovers?.cancel();
     await app.close();
     await leftovers?.done;

@@ -35,14 +35,16 @@ describe('the OpenAPI document', () => {
     );
     expect(operations.sort()).toEqual([
       'DELETE /events/{id}', 'DELETE /groups/{id}', 'DELETE /memberships/{id}', 'DELETE /people/{id}', 'DELETE /people/{id}/guardians/{guardian_id}',
-      'DELETE /role-types/{key}', 'DELETE /tokens', 'DELETE /tokens/{id}', 'GET /changes', 'GET /events', 'GET /events/{id}', 'GET /events/{id}/history', 'GET /events/{id}/participations',
+      'DELETE /role-types/{key}', 'DELETE /tokens', 'DELETE /tokens/{id}', 'DELETE /webhooks/{id}', 'GET /changes', 'GET /events', 'GET /events/{id}', 'GET /events/{id}/history', 'GET /events/{id}/participations',
       'GET /events/{id}/summary', 'GET /groups', 'GET /groups/{id}', 'GET /groups/{id}/history',
       'GET /groups/{id}/memberships', 'GET /people', 'GET /people/{id}', 'GET /people/{id}/guardians', 'GET /people/{id}/history', 'GET /people/{id}/memberships',
       'GET /people/{id}/participations',
-      'GET /role-types', 'GET /tenant', 'GET /tokens', 'GET /user', 'GET /user/export', 'GET /user/wards', 'PATCH /events/{id}', 'PATCH /groups/{id}', 'PATCH /memberships/{id}',
+      'GET /role-types', 'GET /tenant', 'GET /tokens', 'GET /user', 'GET /user/export', 'GET /user/wards',
+      'GET /webhooks', 'GET /webhooks/{id}', 'GET /webhooks/{id}/deliveries', 'PATCH /events/{id}', 'PATCH /groups/{id}', 'PATCH /memberships/{id}',
       'PATCH /participations/{id}',
-      'PATCH /people/{id}', 'PATCH /role-types/{key}', 'PATCH /user', 'POST /events', 'POST /events/{id}/participations', 'POST /groups', 'POST /login', 'POST /logout', 'POST /memberships',
-      'POST /people', 'POST /people/import', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /tokens', 'PUT /user/password',
+      'PATCH /people/{id}', 'PATCH /role-types/{key}', 'PATCH /user', 'PATCH /webhooks/{id}', 'POST /events', 'POST /events/{id}/participations', 'POST /groups', 'POST /login', 'POST /logout', 'POST /memberships',
+      'POST /people', 'POST /people/import', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /tokens',
+      'POST /webhooks', 'POST /webhooks/{id}/test', 'PUT /user/password',
     ]);
     // events.md: a list that answers CSV too documents both.
     expect(Object.keys(document.paths['/events/{id}/participations'].get.responses['200'].content)).toEqual(['application/json', 'text/csv']);
@@ -51,6 +53,7 @@ describe('the OpenAPI document', () => {
     expect(document.paths['/groups'].get.tags).toEqual(['groups']);
     expect(document.paths['/people/{id}'].patch.tags).toEqual(['people']);
     expect(document.paths['/role-types'].post.tags).toEqual(['roles']);
+    expect(document.paths['/webhooks/{id}/test'].post.tags).toEqual(['webhooks']);
     expect(document.paths['/memberships'].post['x-extension']).toBe(true);
     expect(Object.keys(document.paths['/people'].get.responses)).toContain('422');
     expect(document.paths['/login'].post.tags).toEqual(['original']);

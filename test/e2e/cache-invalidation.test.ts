@@ -248,6 +248,32 @@ describe('every write path reaches the caches of every instance within a second'
       expect((await onA('DELETE', '/api/role-types/cook', admin)).statusCode).toBe(204);
       await seenOnB(async () => !(await keys()).includes('cook'));
     },
+    // Webhooks: no cache holds them; instance B reads what A wrote at once.
+    'POST /webhooks': async () => {
+      const { admin } = await groupCore();
+      const id = (await onA('POST', '/api/webhooks', admin, { url: 'https://93.184.215.14/hook' })).json().data.webhook.id;
+      await seenOnB(async () => (await onB(`/api/webhooks/${id}`, admin)).statusCode === 200);
+    },
+    'PATCH /webhooks/{id}': async () => {
+      const { admin } = await groupCore();
+      const id = (await onA('POST', '/api/webhooks', admin, { url: 'https://93.184.215.14/hook' })).json().data.webhook.id;
+      expect((await onA('PATCH', `/api/webhooks/${id}`, admin, { enabled: false })).statusCode).toBe(200);
+      await seenOnB(async () => (await onB(`/api/webhooks/${id}`, admin)).json().data.webhook.enabled === false);
+    },
+    'DELETE /webhooks/{id}': async () => {
+      const { admin } = await groupCore();
+      const id = (await onA('POST', '/api/webhooks', admin, { url: 'https://93.184.215.14/hook' })).json().data.webhook.id;
+      expect((await onA('DELETE', `/api/webhooks/${id}`, admin)).statusCode).toBe(204);
+      await seenOnB(async () => (await onB(`/api/webhooks/${id}`, admin)).statusCode === 404);
+    },
+    'POST /webhooks/{id}/test': async () => {
+      const { admin } = await groupCore();
+      const id = (await onA('POST', '/api/webhooks', admin, { url: 'https://93.184.215.14/hook' })).json().data.webhook.id;
+      // A host that resolves to loopback: refused before any connection, and logged.
+      await t.storage.tenantDb('demo').updateTable('webhooks').set({ url: 'https://localhost/hook' }).where('id', '=', id).execute();
+      expect((await onA('POST', `/api/webhooks/${id}/test`, admin)).statusCode).toBe(200);
+      await seenOnB(async () => (await onB(`/api/webhooks/${id}/deliveries`, admin)).json().data.deliveries.length === 1);
+    },
     'POST /memberships': async () => {
       const { admin, bob, troop, onBAs } = await groupCore();
       expect(await onBAs(`/api/groups/${troop}/memberships`)).toBe(403);

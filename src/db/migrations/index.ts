@@ -3,12 +3,14 @@ import * as createTenants from './registry/2026-11-21T10-00-00-create-tenants.js
 import * as createSettings from './registry/2026-11-21T12-00-00-create-settings.js';
 import * as createAuthChanges from './registry/2026-11-21T14-00-00-create-auth-changes.js';
 import * as addTenantTimezone from './registry/2026-11-23T12-00-00-add-tenant-timezone.js';
+import * as createWebhookTenants from './registry/2026-11-24T20-00-00-create-webhook-tenants.js';
 import * as createUsersAndTokens from './tenant/2026-11-21T10-00-00-create-users-and-tokens.js';
 import * as announceCacheChanges from './tenant/2026-11-23T10-00-00-announce-cache-changes.js';
 import { createGroupsAndPeople } from './tenant/2026-11-24T10-00-00-create-groups-and-people.js';
 import * as createEventsAndParticipations from './tenant/2026-11-24T14-00-00-create-events-and-participations.js';
 import * as createIdempotencyKeys from './tenant/2026-11-24T16-00-00-create-idempotency-keys.js';
 import * as createChangeRecords from './tenant/2026-11-24T18-00-00-create-change-records.js';
+import * as createWebhooks from './tenant/2026-11-24T20-00-00-create-webhooks.js';
 
 // Listed by hand rather than read from a folder, so the compiled service and the tests
 // run exactly the same set, whatever the file extension. Names sort by date.
@@ -22,6 +24,7 @@ export const registryMigrations = provider({
   '2026-11-21T12-00-00-create-settings': createSettings,
   '2026-11-21T14-00-00-create-auth-changes': createAuthChanges,
   '2026-11-23T12-00-00-add-tenant-timezone': addTenantTimezone,
+  '2026-11-24T20-00-00-create-webhook-tenants': createWebhookTenants,
 });
 
 /** What a tenant's migrations need to know of it (the root group is named after the tenant). */
@@ -37,6 +40,7 @@ export const tenantMigrationsFor = (tenant: TenantFacts): MigrationProvider =>
     '2026-11-24T14-00-00-create-events-and-participations': createEventsAndParticipations,
     '2026-11-24T16-00-00-create-idempotency-keys': createIdempotencyKeys,
     '2026-11-24T18-00-00-create-change-records': createChangeRecords,
+    '2026-11-24T20-00-00-create-webhooks': createWebhooks,
   });
 
 /** The name of the newest tenant migration. */

@@ -15,7 +15,7 @@ export const ChangesQuery = Type.Object(
 );
 export type ChangesQuery = Static<typeof ChangesQuery>;
 
-const Entity = Type.Union([
+export const Entity = Type.Union([
   Type.Literal('person'),
   Type.Literal('group'),
   Type.Literal('membership'),
