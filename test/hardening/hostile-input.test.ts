@@ -25,6 +25,13 @@ const ENDPOINTS: [string, string][] = [
   ['DELETE', '/api/groups/3'],
   ['GET', '/api/groups/1/memberships'],
   ['GET', '/api/role-types'],
+  // integrations.md section 4 (no webhook 1 exists unless a body happens to be a valid one).
+  ['POST', '/api/webhooks'],
+  ['GET', '/api/webhooks'],
+  ['GET', '/api/webhooks/1'],
+  ['PATCH', '/api/webhooks/1'],
+  ['GET', '/api/webhooks/1/deliveries'],
+  ['POST', '/api/webhooks/1/test'],
   ['POST', '/api/role-types'],
   ['PATCH', '/api/role-types/member'],
   ['DELETE', '/api/role-types/member'],
@@ -256,7 +263,7 @@ describe('hostile input', () => {
   it('query strings of the lists: wrong types, forged cursors, unknown and repeated parameters', async () => {
     const lists = [
       '/api/groups', '/api/people', '/api/groups/1/memberships', '/api/people/2/memberships', '/api/role-types', '/api/user/wards',
-      '/api/changes', '/api/people/1/history', '/api/groups/1/history', '/api/events/1/history',
+      '/api/changes', '/api/people/1/history', '/api/groups/1/history', '/api/events/1/history', '/api/webhooks', '/api/webhooks/1/deliveries',
     ];
     const names = fc.constantFrom('limit', 'cursor', 'after', 'parent_id', 'below', 'q', 'group_id', 'role_type', 'active_on', 'ids', 'updated_since', 'is_vegetarian', 'can_swimm', 'sort', 'all', 'foo', '__proto__');
     const values = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('0', '-1', '201', '1e3', '9'.repeat(40), 'true', 'null', '2026-02-30', '1,2,x', 'eyJ4IjoxfQ.AAAA', '%00', '\u0000'));

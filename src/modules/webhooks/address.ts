@@ -4,7 +4,20 @@ import ipaddr from 'ipaddr.js';
 /** Resolves a host name to every address it has, as `dns.lookup(host, {all: true})` does. */
 export type Resolver = (host: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+/** A name that does not resolve within this long is refused (a request waits for the answer). */
+const LOOKUP_TIMEOUT_MS = 5_000;
+
+export const systemResolver: Resolver = async (host) => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no DNS answer for ${host} in time`)), LOOKUP_TIMEOUT_MS);
+  });
+  try {
+    return (await Promise.race([lookup(host, { all: true, verbatim: true }), timeout])).map((entry) => entry.address);
+  } finally {
+    clearTimeout(timer);
+  }
+};
 
 export type AddressCheck =
   | { ok: true; url: URL; addresses: string[] }
