@@ -225,6 +225,7 @@ export interface WebhooksTable {
   lease_holder: string | null;
   /** Ms since the epoch. */
   lease_until: number | null;
+  version: Generated<number>;
   created_at: string;
   updated_at: string;
 }

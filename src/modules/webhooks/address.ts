@@ -62,5 +62,8 @@ export function isPublicAddress(address: string): boolean {
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
+  // The deprecated IPv4-compatible form (::a.b.c.d, ::/96) counts as unicast for ipaddr.js; it
+  // is no public address.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
   return parsed.range() === 'unicast';
 }

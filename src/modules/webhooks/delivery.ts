@@ -21,7 +21,17 @@ export interface AttemptOutcome {
  * DNS is not asked again, so a rebinding answer cannot send the request elsewhere. The receiver's body
  * is read and thrown away; only the status matters.
  */
-export function attemptDelivery(url: URL, addresses: string[], headers: SignedHeaders, body: string, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<AttemptOutcome> {
+/** The error of an attempt cut short by `signal` (the instance is stopping): not the receiver's failure. */
+export const STOPPED = 'The sender stopped before an answer came.';
+
+export function attemptDelivery(
+  url: URL,
+  addresses: string[],
+  headers: SignedHeaders,
+  body: string,
+  timeoutMs = DELIVERY_TIMEOUT_MS,
+  signal?: AbortSignal,
+): Promise<AttemptOutcome> {
   const started = performance.now();
   const pinned = pinnedLookup(addresses);
   const client = url.protocol === 'https:' ? https : http;
@@ -49,6 +59,13 @@ export function attemptDelivery(url: URL, addresses: string[], headers: SignedHe
       request.destroy();
     }, timeoutMs);
     request.on('error', (error: NodeJS.ErrnoException) => finish(null, describeNetworkError(error)));
+    const stop = () => {
+      finish(null, STOPPED);
+      request.destroy();
+    };
+    if (signal?.aborted) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
+    request.on('close', () => signal?.removeEventListener('abort', stop));
     request.end(body);
   });
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { toApiTimestamp } from '../../lib/time.js';
 import { toApiChange } from '../changes/schemas.js';
 import { checkWebhookAddress, type Resolver } from './address.js';
-import { attemptDelivery, type AttemptOutcome } from './delivery.js';
+import { attemptDelivery, DELIVERY_TIMEOUT_MS, type AttemptOutcome } from './delivery.js';
 import type { OutboxRecord } from './queries.js';
 import { signMessage } from './signing.js';
 
@@ -43,9 +43,10 @@ export async function sendMessage(
   secret: string,
   message: WebhookMessage,
   allowPrivate: boolean,
-  resolve?: Resolver,
+  options: { resolve?: Resolver; signal?: AbortSignal } = {},
 ): Promise<AttemptOutcome> {
-  const checked = await checkWebhookAddress(url, allowPrivate, resolve);
+  const checked = await checkWebhookAddress(url, allowPrivate, options.resolve);
   if (!checked.ok) return { statusCode: null, durationMs: 0, error: REFUSED_ADDRESS, succeeded: false };
-  return attemptDelivery(checked.url, checked.addresses, signMessage(secret, message.id, new Date(), message.body), message.body);
+  const headers = signMessage(secret, message.id, new Date(), message.body);
+  return attemptDelivery(checked.url, checked.addresses, headers, message.body, DELIVERY_TIMEOUT_MS, options.signal);
 }

@@ -22,14 +22,25 @@ export const listWebhookRows = (db: TenantDb, after: number | null, limit: numbe
   return query.execute();
 };
 
-export const insertWebhook = (db: TenantDb, row: Omit<WebhookRow, 'id' | 'failures'>): Promise<WebhookRow> =>
+export const insertWebhook = (db: TenantDb, row: Omit<WebhookRow, 'id' | 'failures' | 'version'>): Promise<WebhookRow> =>
   db.insertInto('webhooks').values(row).returningAll().executeTakeFirstOrThrow();
 
-export const updateWebhook = (db: TenantDb, id: number, changes: Partial<Omit<WebhookRow, 'id'>>): Promise<WebhookRow | undefined> =>
-  db.updateTable('webhooks').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+export type WebhookChanges = Partial<Omit<WebhookRow, 'id' | 'version'>>;
 
-export async function deleteWebhook(db: TenantDb, id: number): Promise<boolean> {
-  const deleted = await db.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst();
+/** A change the API shows: a new version. `version`: change only that one (If-Match), or null for any. */
+export const updateWebhook = (db: TenantDb, id: number, changes: WebhookChanges, version: number | null): Promise<WebhookRow | undefined> => {
+  let query = db
+    .updateTable('webhooks')
+    .set((eb) => ({ ...changes, version: eb('version', '+', 1) }))
+    .where('id', '=', id);
+  if (version !== null) query = query.where('version', '=', version);
+  return query.returningAll().executeTakeFirst();
+};
+
+export async function deleteWebhook(db: TenantDb, id: number, version: number | null): Promise<boolean> {
+  let query = db.deleteFrom('webhooks').where('id', '=', id);
+  if (version !== null) query = query.where('version', '=', version);
+  const deleted = await query.executeTakeFirst();
   return deleted.numDeletedRows > 0n;
 }
 
@@ -45,15 +56,21 @@ export async function markWebhookTenant(registry: Kysely<RegistryDatabase>, slug
 export const listWebhookTenants = async (registry: Kysely<RegistryDatabase>): Promise<string[]> =>
   (await registry.selectFrom('webhook_tenants').select('slug').orderBy('slug').execute()).map((row) => row.slug);
 
-/** Enabled webhooks whose next attempt is due and that no instance holds. */
+/**
+ * Enabled webhooks with a message to send (change records after their position), whose next
+ * attempt is due and that no instance holds; those served longest ago first.
+ */
 export const listDueWebhooks = async (db: TenantDb, now: number, limit: number): Promise<number[]> =>
   (
     await db
       .selectFrom('webhooks')
       .select('id')
       .where(isEnabled)
+      .where('position', '<', (eb) => eb.selectFrom('change_sequence').select('last_seq').where('id', '=', 1))
       .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      // A released lease keeps its end: the time the webhook was last served.
+      .orderBy(sql`coalesce(lease_until, 0)`)
       .orderBy('id')
       .limit(limit)
       .execute()
@@ -78,8 +95,29 @@ export async function takeLease(db: TenantDb, id: number, holder: string, now: n
 }
 
 /** Changes a leased webhook only while `holder` still holds it; undefined when the lease was lost. */
-export const updateLeased = (db: TenantDb, id: number, holder: string, changes: Partial<Omit<WebhookRow, 'id'>>): Promise<WebhookRow | undefined> =>
+export const updateLeased = (db: TenantDb, id: number, holder: string, changes: WebhookChanges): Promise<WebhookRow | undefined> =>
   db.updateTable('webhooks').set(changes).where('id', '=', id).where('lease_holder', '=', holder).returningAll().executeTakeFirst();
+
+/** Counts a failed attempt in the row itself (a PATCH meanwhile may have reset the count). */
+export const countFailure = (db: TenantDb, id: number, holder: string): Promise<WebhookRow | undefined> =>
+  db
+    .updateTable('webhooks')
+    .set((eb) => ({ failures: eb('failures', '+', 1) }))
+    .where('id', '=', id)
+    .where('lease_holder', '=', holder)
+    .returningAll()
+    .executeTakeFirst();
+
+/** After the last retry failed: disabled and marked so, unless someone disabled it meanwhile. */
+export const disableFailing = (db: TenantDb, id: number, holder: string, now: string): Promise<WebhookRow | undefined> =>
+  db
+    .updateTable('webhooks')
+    .set((eb) => ({ enabled: 0, disabled_reason: 'failing', next_attempt_at: null, updated_at: now, version: eb('version', '+', 1) }))
+    .where('id', '=', id)
+    .where('lease_holder', '=', holder)
+    .where(isEnabled)
+    .returningAll()
+    .executeTakeFirst();
 
 export interface OutboxRecord {
   seq: number;

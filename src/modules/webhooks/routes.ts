@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import Type from 'typebox';
 import type { RegistryDatabase } from '../../db/types.js';
 import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
+import { etagOf } from '../../http/etag.js';
 import { limitOf, PagingQuery } from '../../http/paging.js';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
@@ -24,6 +25,7 @@ const WebhookAnswer = Envelope(Type.Object({ webhook: WebhookSchema }));
 const ListQuery = Type.Object(PagingQuery, { additionalProperties: false });
 const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized. (admin on the root needed)' };
 const notFound = { ...ErrorSchema, description: 'Webhook not found.' };
+const changed = { ...ErrorSchema, description: 'If-Match names an older version: The resource was changed by someone else.' };
 const refusedUrl = { ...ValidationErrorSchema, description: 'The url must be a public https address.' };
 const idOf = (request: FastifyRequest) => parseId((request.params as { id?: string }).id);
 
@@ -52,7 +54,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app
     async (request, reply) => {
       admin.found(request);
       const created = await createWebhook(contextOf(request), request.body);
-      return reply.code(201).send(ok({ webhook: toApiCreatedWebhook(created) }));
+      return reply.code(201).header('etag', etagOf(created.version)).send(ok({ webhook: toApiCreatedWebhook(created) }));
     },
   );
 
@@ -87,9 +89,11 @@ const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app
       preParsing: admin.preParsing,
       schema: { params: IdParams, tags, operationId: 'getWebhook', summary: 'Show a webhook', response: { 200: WebhookAnswer, 403: forbidden, 404: notFound } },
     },
-    async (request) => {
+    async (request, reply) => {
       admin.found(request);
-      return ok({ webhook: toApiWebhook(await requireWebhook(request.tenant.db, idOf(request))) });
+      const webhook = await requireWebhook(request.tenant.db, idOf(request));
+      reply.header('etag', etagOf(webhook.version));
+      return ok({ webhook: toApiWebhook(webhook) });
     },
   );
 
@@ -103,14 +107,17 @@ const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app
         tags,
         operationId: 'updateWebhook',
         summary: 'Change a webhook',
-        description: '`url`, `entities`, `description`, `enabled`. Enabling a disabled webhook resumes it at the message it stopped at.',
+        description:
+          '`url`, `entities`, `description`, `enabled`. Enabling a disabled webhook resumes it at the message it stopped at. Honours If-Match.',
         body: WebhookUpdateSchema,
-        response: { 200: WebhookAnswer, 403: forbidden, 404: notFound, 422: refusedUrl },
+        response: { 200: WebhookAnswer, 403: forbidden, 404: notFound, 412: changed, 422: refusedUrl },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       admin.found(request);
-      return ok({ webhook: toApiWebhook(await changeWebhook(contextOf(request), idOf(request), request.body)) });
+      const updated = await changeWebhook(contextOf(request), idOf(request), request.body, request.headers['if-match']);
+      reply.header('etag', etagOf(updated.version));
+      return ok({ webhook: toApiWebhook(updated) });
     },
   );
 
@@ -119,11 +126,18 @@ const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app
     {
       config: { requires },
       preParsing: admin.preParsing,
-      schema: { params: IdParams, tags, operationId: 'deleteWebhook', summary: 'Delete a webhook', description: 'With its delivery log.', response: { 204: NoContent, 403: forbidden, 404: notFound } },
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook',
+        description: 'With its delivery log. Honours If-Match.',
+        response: { 204: NoContent, 403: forbidden, 404: notFound, 412: changed },
+      },
     },
     async (request, reply) => {
       admin.found(request);
-      await removeWebhook(request.tenant.db, idOf(request));
+      await removeWebhook(request.tenant.db, idOf(request), request.headers['if-match']);
       return (reply as FastifyReply).code(204).send();
     },
   );

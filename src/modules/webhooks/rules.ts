@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { RegistryDatabase, TenantDatabase } from '../../db/types.js';
 import { errors, ruleMessages } from '../../errors.js';
+import { requireIfMatch } from '../../http/etag.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { feedBounds } from '../changes/queries.js';
 import { checkWebhookAddress, type Resolver } from './address.js';
 import { newMessagePrefix, pingMessage, sendMessage } from './message.js';
-import { deleteWebhook, findWebhook, insertDelivery, insertWebhook, markWebhookTenant, updateWebhook, type DeliveryRow, type WebhookRow } from './queries.js';
+import { deleteWebhook, findWebhook, insertDelivery, insertWebhook, markWebhookTenant, updateWebhook, type DeliveryRow, type WebhookChanges, type WebhookRow } from './queries.js';
 import type { NewWebhook, WebhookUpdate } from './schemas.js';
 import { newWebhookSecret } from './secret.js';
 
@@ -62,22 +63,28 @@ export async function createWebhook(context: WebhookContext, input: NewWebhook):
  * PATCH: `enabled: true` resumes a disabled webhook at the message it stopped at, with a fresh
  * retry schedule; `enabled: false` holds its messages until it is enabled again.
  */
-export async function changeWebhook(context: WebhookContext, id: number | null, input: WebhookUpdate): Promise<WebhookRow> {
+export async function changeWebhook(context: WebhookContext, id: number | null, input: WebhookUpdate, ifMatch: string | undefined): Promise<WebhookRow> {
   const current = await requireWebhook(context.db, id);
+  requireIfMatch(ifMatch, current.version);
   if (input.url !== undefined) await requireAllowedUrl(context, input.url);
-  const changes: Parameters<typeof updateWebhook>[2] = { updated_at: toDbTimestamp(new Date()) };
+  const changes: WebhookChanges = { updated_at: toDbTimestamp(new Date()) };
   if (input.url !== undefined) changes.url = input.url;
   if (input.entities !== undefined) changes.entities = entitiesText(input.entities);
   if (input.description !== undefined) changes.description = input.description;
   if (input.enabled === true && !current.enabled) Object.assign(changes, { enabled: 1, disabled_reason: null, failures: 0, next_attempt_at: null });
   if (input.enabled === false) Object.assign(changes, { enabled: 0, disabled_reason: null });
-  const updated = await updateWebhook(context.db, Number(current.id), changes);
-  if (!updated) throw errors.notFound('Webhook');
+  // With If-Match, only the version it named may be changed (the sender may have disabled it meanwhile).
+  const updated = await updateWebhook(context.db, Number(current.id), changes, ifMatch === undefined ? null : Number(current.version));
+  if (!updated) throw ifMatch === undefined ? errors.notFound('Webhook') : errors.changedBySomeoneElse();
   return updated;
 }
 
-export async function removeWebhook(db: TenantDb, id: number | null): Promise<void> {
-  if (id === null || !(await deleteWebhook(db, id))) throw errors.notFound('Webhook');
+export async function removeWebhook(db: TenantDb, id: number | null, ifMatch: string | undefined): Promise<void> {
+  const current = await requireWebhook(db, id);
+  requireIfMatch(ifMatch, current.version);
+  if (!(await deleteWebhook(db, Number(current.id), ifMatch === undefined ? null : Number(current.version)))) {
+    throw ifMatch === undefined ? errors.notFound('Webhook') : errors.changedBySomeoneElse();
+  }
 }
 
 /** `POST /webhooks/{id}/test`: one signed ping now, enabled or not, logged and not retried. */
@@ -85,7 +92,9 @@ export async function pingWebhook(context: WebhookContext, id: number | null): P
   const webhook = await requireWebhook(context.db, id);
   const now = new Date();
   const message = pingMessage(webhook.message_prefix, now);
-  const outcome = await sendMessage(webhook.url, webhook.secret, message, context.allowPrivate, context.resolve);
+  const outcome = await sendMessage(webhook.url, webhook.secret, message, context.allowPrivate, { resolve: context.resolve });
+  // Deleted while the ping ran: nothing left to log it with.
+  await requireWebhook(context.db, Number(webhook.id));
   return insertDelivery(context.db, {
     webhook_id: Number(webhook.id),
     message_id: message.id,

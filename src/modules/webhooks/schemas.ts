@@ -5,11 +5,11 @@ import { StoredText } from '../../lib/validation.js';
 import { Entity } from '../changes/schemas.js';
 import type { DeliveryRow, WebhookRow } from './queries.js';
 
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https:// and a public address' });
+const Url = StoredText({ minLength: 1, maxLength: 2048, description: 'https:// and a public address' });
 const Entities = Type.Union([Type.Array(Entity, { maxItems: 7, uniqueItems: true }), Type.Null()], {
   description: 'The kinds of change records to send; null or absent: all',
 });
-const Description = Type.Union([StoredText({ maxLength: 1000 }), Type.Null()]);
+const Description = Type.Union([StoredText({ maxLength: 10_000 }), Type.Null()]);
 
 export const NewWebhookSchema = Type.Object({ url: Url, entities: Type.Optional(Entities), description: Type.Optional(Description) });
 export type NewWebhook = Static<typeof NewWebhookSchema>;

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Storage } from '../../db/storage.js';
 import type { TenantDatabase } from '../../db/types.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { feedBounds } from '../changes/queries.js';
 import { changeMessage, sendMessage, type WebhookMessage } from './message.js';
-import { insertDelivery, listDueWebhooks, listWebhookTenants, nextRecordFor, takeLease, updateLeased, type WebhookRow } from './queries.js';
+import { countFailure, disableFailing, insertDelivery, listDueWebhooks, listWebhookTenants, nextRecordFor, takeLease, updateLeased, type WebhookRow } from './queries.js';
 import { retryDelayMs } from './retry-schedule.js';
-import type { AttemptOutcome } from './delivery.js';
+import { STOPPED, type AttemptOutcome } from './delivery.js';
 
 type TenantDb = Kysely<TenantDatabase>;
 
@@ -19,8 +20,11 @@ type TenantDb = Kysely<TenantDatabase>;
 export const LEASE_MS = 30_000;
 /** Messages sent under one lease before the webhook is given back (other webhooks get their turn). */
 const MESSAGES_PER_LEASE = 50;
-/** How long stop() waits for deliveries in flight; after that their leases simply run out. */
-const STOP_WAIT_MS = 2_000;
+/**
+ * How long stop() waits for the deliveries in flight, which it cuts short: enough for a DNS answer
+ * (5 s at most) and the writes that give the webhooks back. After that their leases simply run out.
+ */
+const STOP_WAIT_MS = 6_000;
 
 export interface WebhookWorkerOptions {
   storage: Storage;
@@ -42,19 +46,24 @@ export interface WebhookWorkerOptions {
  */
 export function startWebhookWorker(options: WebhookWorkerOptions): { stop(): Promise<void> } {
   const { storage, pollMs = 1_000, concurrency = 8 } = options;
-  const holder = randomBytes(12).toString('base64url');
+  // Names the instance in the webhooks it holds (host and process, for an operator), and is unique.
+  const holder = `${hostname().slice(0, 30)}:${process.pid}:${randomBytes(6).toString('base64url')}`;
   const inFlight = new Map<string, Promise<void>>();
-  let stopping = false;
+  const stopping = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  // Each look starts at the next tenant, so a busy tenant cannot keep the others waiting.
+  let firstTenant = 0;
 
   const tick = async () => {
-    for (const tenant of await listWebhookTenants(storage.registry)) {
-      if (stopping || inFlight.size >= concurrency) return;
+    const tenants = await listWebhookTenants(storage.registry);
+    firstTenant = tenants.length === 0 ? 0 : (firstTenant + 1) % tenants.length;
+    for (const tenant of [...tenants.slice(firstTenant), ...tenants.slice(0, firstTenant)]) {
+      const free = concurrency - inFlight.size;
+      if (stopping.signal.aborted || free <= 0) return;
       const db = storage.tenantDb(tenant);
-      for (const id of await listDueWebhooks(db, Date.now(), concurrency)) {
+      for (const id of await listDueWebhooks(db, Date.now(), free)) {
         const key = `${tenant}/${id}`;
-        if (stopping || inFlight.size >= concurrency) return;
-        if (inFlight.has(key)) continue;
+        if (inFlight.has(key) || inFlight.size >= concurrency) continue;
         const run = sendDue(db, id)
           .catch(options.onError)
           .finally(() => inFlight.delete(key));
@@ -68,52 +77,57 @@ export function startWebhookWorker(options: WebhookWorkerOptions): { stop(): Pro
     let webhook = await takeLease(db, id, holder, Date.now(), Date.now() + LEASE_MS);
     if (!webhook) return;
     try {
-      for (let sent = 0; sent < MESSAGES_PER_LEASE && !stopping && webhook?.enabled; sent++) {
-        const next = await nextMessage(db, webhook);
-        if (!next) return;
-        const outcome = await sendMessage(webhook.url, webhook.secret, next.message, options.allowPrivate);
-        webhook = await recordAttempt(db, webhook, next.message, outcome);
-        if (!outcome.succeeded) return;
+      for (let sent = 0; sent < MESSAGES_PER_LEASE && !stopping.signal.aborted && webhook?.enabled; sent++) {
+        const message = await nextMessage(db, webhook);
+        if (!message) return;
+        const outcome = await sendMessage(webhook.url, webhook.secret, message, options.allowPrivate, { signal: stopping.signal });
+        // Cut short by stop(): not an attempt; another instance (or this one, restarted) sends it.
+        if (outcome.error === STOPPED) return;
+        if (!(await recordAttempt(db, webhook, message, outcome))) return;
         // Renews the lease for the next message (and sees a PATCH made meanwhile).
-        webhook = webhook && (await updateLeased(db, id, holder, { lease_until: Date.now() + LEASE_MS }));
+        webhook = await updateLeased(db, id, holder, { lease_until: Date.now() + LEASE_MS });
       }
     } finally {
-      await updateLeased(db, id, holder, { lease_holder: null, lease_until: null });
+      // The end of the lease stays as the time the webhook was last served (see listDueWebhooks).
+      await updateLeased(db, id, holder, { lease_holder: null, lease_until: Date.now() });
     }
   };
 
   /** The webhook's next message, or null when it is up to date (its position then moves on). */
-  const nextMessage = async (db: TenantDb, webhook: WebhookRow): Promise<{ message: WebhookMessage } | null> => {
+  const nextMessage = async (db: TenantDb, webhook: WebhookRow): Promise<WebhookMessage | null> => {
     const { lastSeq, prunedThrough } = await feedBounds(db);
     // Records pruned while the webhook was disabled are gone: it resumes at the oldest one kept.
     const position = Math.max(Number(webhook.position), prunedThrough);
     const entities = webhook.entities === null ? null : (JSON.parse(webhook.entities) as string[]);
     const record = await nextRecordFor(db, position, lastSeq, entities);
-    if (record) return { message: changeMessage(webhook.message_prefix, record) };
+    if (record) return changeMessage(webhook.message_prefix, record);
     // Nothing for it up to lastSeq (read before the search, so no record below it can still appear).
     if (lastSeq > Number(webhook.position)) await updateLeased(db, Number(webhook.id), holder, { position: lastSeq });
     return null;
   };
 
-  /** Moves the webhook on after a success; after a failure, schedules the retry or disables it. */
-  const recordAttempt = async (db: TenantDb, webhook: WebhookRow, message: WebhookMessage, outcome: AttemptOutcome) => {
+  /**
+   * Moves the webhook on after a success; after a failure, schedules the retry or disables it.
+   * Logs the attempt. False when the webhook is gone or its lease was lost: stop sending.
+   */
+  const recordAttempt = async (db: TenantDb, webhook: WebhookRow, message: WebhookMessage, outcome: AttemptOutcome): Promise<boolean> => {
     const id = Number(webhook.id);
     const now = Date.now();
     let nextRetry: number | null = null;
-    let updated: WebhookRow | undefined;
+    let held: WebhookRow | undefined;
     if (outcome.succeeded) {
-      updated = await updateLeased(db, id, holder, { position: message.seq ?? Number(webhook.position), failures: 0, next_attempt_at: null });
+      held = await updateLeased(db, id, holder, { position: message.seq ?? Number(webhook.position), failures: 0, next_attempt_at: null });
     } else {
-      const failures = Number(webhook.failures) + 1;
-      const delay = retryDelayMs(options.schedule, failures);
-      nextRetry = delay === null ? null : now + delay;
-      updated = await updateLeased(
-        db,
-        id,
-        holder,
-        delay === null ? { failures, next_attempt_at: null, enabled: 0, disabled_reason: 'failing' } : { failures, next_attempt_at: nextRetry },
-      );
+      held = await countFailure(db, id, holder);
+      const delay = held ? retryDelayMs(options.schedule, Number(held.failures)) : null;
+      if (held && delay !== null) {
+        nextRetry = now + delay;
+        held = await updateLeased(db, id, holder, { next_attempt_at: nextRetry });
+      } else if (held) {
+        await disableFailing(db, id, holder, toDbTimestamp(new Date(now)));
+      }
     }
+    if (!held) return false;
     await insertDelivery(db, {
       webhook_id: id,
       message_id: message.id,
@@ -125,7 +139,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): { stop(): Pro
       next_retry_at: nextRetry === null ? null : toDbTimestamp(new Date(nextRetry)),
       at: toDbTimestamp(new Date(now)),
     });
-    return updated;
+    return outcome.succeeded;
   };
 
   const loop = () => {
@@ -133,7 +147,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): { stop(): Pro
       void tick()
         .catch(options.onError)
         .finally(() => {
-          if (!stopping) loop();
+          if (!stopping.signal.aborted) loop();
         });
     }, pollMs);
     timer.unref();
@@ -142,12 +156,12 @@ export function startWebhookWorker(options: WebhookWorkerOptions): { stop(): Pro
   void tick()
     .catch(options.onError)
     .finally(() => {
-      if (!stopping) loop();
+      if (!stopping.signal.aborted) loop();
     });
 
   return {
     async stop() {
-      stopping = true;
+      stopping.abort();
       clearTimeout(timer);
       await Promise.race([Promise.allSettled(inFlight.values()), new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
     },

@@ -14,7 +14,7 @@ const answers = (table: Record<string, string[]>): Resolver => async (host) => {
 describe('webhook addresses', () => {
   it('refuses loopback, private, link-local, unique-local and other special addresses', () => {
     for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '100.64.0.1',
-      '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'ff02::1']) {
+      '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'ff02::1', '::7f00:1', '::a00:1']) {
       expect(isPublicAddress(address), address).toBe(false);
     }
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:2800:220:1::', '::ffff:8.8.8.8']) {

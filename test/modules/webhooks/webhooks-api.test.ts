@@ -86,6 +86,25 @@ describe('the webhook endpoints', () => {
       }
     });
 
+    it('carries an ETag and honours If-Match on PATCH and DELETE', async () => {
+      const created = await call('admin', 'POST', '/webhooks', { url: receiver.url, description: 'x'.repeat(10_000) });
+      expect(created.statusCode).toBe(201);
+      const id = created.json().data.webhook.id;
+      expect(created.headers.etag).toBe('"1"');
+      expect((await call('admin', 'GET', `/webhooks/${id}`)).headers.etag).toBe('"1"');
+      const patch = (ifMatch: string, body: object) =>
+        t.app.inject({ method: 'PATCH', url: `/api/webhooks/${id}`, headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${tokens.admin}`, 'if-match': ifMatch }, payload: body });
+      const changed = await patch('"1"', { enabled: false });
+      expect(changed.statusCode).toBe(200);
+      expect(changed.headers.etag).toBe('"2"');
+      const stale = await patch('"1"', { enabled: true });
+      expect(stale.statusCode).toBe(412);
+      expect(stale.json()).toEqual({ success: false, message: 'The resource was changed by someone else.' });
+      const staleDelete = await t.app.inject({ method: 'DELETE', url: `/api/webhooks/${id}`, headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${tokens.admin}`, 'if-match': '"1"' } });
+      expect(staleDelete.statusCode).toBe(412);
+      expect((await call('admin', 'GET', `/webhooks/${id}`)).json().data.webhook.enabled).toBe(false);
+    });
+
     it('sends a signed ping on POST /webhooks/{id}/test and logs it with the deliveries', async () => {
       const { id, secret } = (await call('admin', 'POST', '/webhooks', { url: receiver.url })).json().data.webhook;
       const pinged = await call('admin', 'POST', `/webhooks/${id}/test`);
@@ -128,6 +147,7 @@ describe('the webhook endpoints', () => {
         'https://localhost/hook',
         'ftp://example.com/hook',
         'not a url',
+        'https://[::7f00:1]/hook',
       ];
       for (const url of refused) {
         const answer = await call('admin', 'POST', '/webhooks', { url });
@@ -178,7 +198,7 @@ describe('the webhook endpoints', () => {
     });
 
     it('validates the body', async () => {
-      const bad: object[] = [{}, { url: '' }, { url: 'https://93.184.215.14/', entities: ['nobody'] }, { url: 'https://93.184.215.14/', entities: ['person', 'person'] }, { url: 'https://93.184.215.14/', description: 5 }];
+      const bad: object[] = [{}, { url: '' }, { url: 'https://93.184.215.14/', entities: ['nobody'] }, { url: 'https://93.184.215.14/', entities: ['person', 'person'] }, { url: 'https://93.184.215.14/', description: 5 }, { url: 'https://93.184.215.14/a\u0000b' }, { url: 'https://93.184.215.14/', description: 'x'.repeat(10_001) }];
       for (const body of bad) expect((await call('admin', 'POST', '/webhooks', body)).statusCode, JSON.stringify(body)).toBe(422);
     });
   });

@@ -136,6 +136,54 @@ describe('webhook deliveries', () => {
     expect(receiver.received).toHaveLength(0);
   });
 
+  it('serves every webhook of every tenant, not only the first few', async () => {
+    await t.addTenant('other');
+    const otherRoot = await t.rootGroupId('other');
+    const otherAdmin = await t.addUser('other', { username: 'admin' });
+    await t.grant('other', otherAdmin.id, otherRoot, 'admin');
+    const otherToken = await t.login('other', 'admin', PASSWORD);
+    // More idle webhooks than the worker sends to at once (8), in the first tenant...
+    for (let i = 0; i < 10; i += 1) await createWebhook({ url: `${receiver.url}?idle=${i}`, entities: ['event'] });
+    // ...and one with work in another tenant, and in this one.
+    const other = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: { ...JSON_HEADERS, host: hostOf('other'), authorization: `Bearer ${otherToken}` },
+      payload: { url: `${receiver.url}?tenant=other` },
+    });
+    expect(other.statusCode).toBe(201);
+    await createWebhook({ url: `${receiver.url}?tenant=demo`, entities: ['group'] });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/groups',
+      headers: { ...JSON_HEADERS, host: hostOf('other'), authorization: `Bearer ${otherToken}` },
+      payload: { parent_id: otherRoot, name: 'Elsewhere' },
+    });
+    expect(created.statusCode).toBe(201);
+    await createGroup('Here');
+    work([1]);
+    const received = await receiver.waitFor(2, 10_000);
+    expect(bodies(received).map((m) => m.type)).toEqual(['group.created', 'group.created']);
+  });
+
+  it('gives its webhooks back at once when it stops mid-delivery, without counting a failure', async () => {
+    receiver.setBehaviour((_request, index) => (index === 0 ? 'hang' : 200));
+    const { id } = await createWebhook();
+    await createGroup('Troop');
+    const first = work([1]);
+    await receiver.waitFor(1);
+    const stopped = performance.now();
+    await first.stop();
+    expect(performance.now() - stopped).toBeLessThan(3_000);
+    const row = await t.storage.tenantDb('demo').selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ lease_holder: null, failures: 0, next_attempt_at: null });
+    expect((await call('GET', `/webhooks/${id}/deliveries`)).json().data.deliveries).toEqual([]);
+    // Another instance sends it straight away (no lease to wait for), with the same id.
+    work([1]);
+    const received = await receiver.waitFor(2, 5_000);
+    expect(received[1]!.headers['webhook-id']).toBe(received[0]!.headers['webhook-id']);
+  });
+
   it('with two workers on one storage, sends every message once, in order, one at a time', async () => {
     await createWebhook();
     work([1]);

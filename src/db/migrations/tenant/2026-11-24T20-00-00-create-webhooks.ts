@@ -12,6 +12,8 @@ import { addIdColumn, isPostgres } from '../dialect.js';
  * and until when; another instance takes over only after that. `failures` counts the failed attempts
  * at the message after `position`, and `next_attempt_at` (ms) holds it back until its retry is due.
  *
+ * `version` (the ETag) changes with what the API shows: a PATCH, or the worker disabling it.
+ *
  * `webhook_deliveries` is the log of the last attempts (trimmed per webhook as it grows).
  */
 export async function up(db: Kysely<any>): Promise<void> {
@@ -19,7 +21,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await addIdColumn(db, db.schema.createTable('webhooks'))
     .addColumn('url', 'varchar(2048)', (col) => col.notNull())
     .addColumn('entities', 'text')
-    .addColumn('description', 'varchar(1000)')
+    .addColumn('description', 'text')
     .addColumn('enabled', 'boolean', (col) => col.notNull())
     .addColumn('disabled_reason', 'varchar(32)')
     .addColumn('secret', 'varchar(100)', (col) => col.notNull())
@@ -29,6 +31,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('next_attempt_at', bigint)
     .addColumn('lease_holder', 'varchar(64)')
     .addColumn('lease_until', bigint)
+    .addColumn('version', 'integer', (col) => col.notNull().defaultTo(1))
     .addColumn('created_at', 'timestamp', (col) => col.notNull())
     .addColumn('updated_at', 'timestamp', (col) => col.notNull())
     .execute();
