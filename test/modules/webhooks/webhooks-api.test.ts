@@ -86,6 +86,30 @@ describe('the webhook endpoints', () => {
       }
     });
 
+    it('ignores Idempotency-Key on POST /webhooks (its answer holds the secret) and honours it on the ping', async () => {
+      const post = (url: string, body?: object) =>
+        t.app.inject({
+          method: 'POST',
+          url: `/api${url}`,
+          headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${tokens.admin}`, 'idempotency-key': `key-${url}` },
+          ...(body ? { payload: body } : {}),
+        });
+      const first = await post('/webhooks', { url: receiver.url });
+      const again = await post('/webhooks', { url: receiver.url });
+      expect([first.statusCode, again.statusCode]).toEqual([201, 201]);
+      expect(again.headers['idempotent-replayed']).toBeUndefined();
+      expect(again.json().data.webhook.id).not.toBe(first.json().data.webhook.id);
+      const stored = await t.storage.tenantDb('demo').selectFrom('idempotency_keys').selectAll().execute();
+      expect(JSON.stringify(stored)).not.toContain(first.json().data.webhook.secret);
+
+      const id = first.json().data.webhook.id;
+      const ping = await post(`/webhooks/${id}/test`);
+      const replayed = await post(`/webhooks/${id}/test`);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      expect(replayed.json()).toEqual(ping.json());
+      expect(receiver.received).toHaveLength(1);
+    });
+
     it('carries an ETag and honours If-Match on PATCH and DELETE', async () => {
       const created = await call('admin', 'POST', '/webhooks', { url: receiver.url, description: 'x'.repeat(10_000) });
       expect(created.statusCode).toBe(201);
