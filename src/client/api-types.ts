@@ -749,14 +749,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook
-         * @description With its delivery log.
+         * @description With its delivery log. Honours If-Match.
          */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Change a webhook
-         * @description `url`, `entities`, `description`, `enabled`. Enabling a disabled webhook resumes it at the message it stopped at.
+         * @description `url`, `entities`, `description`, `enabled`. Enabling a disabled webhook resumes it at the message it stopped at. Honours If-Match.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -12836,6 +12836,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match names an older version: The resource was changed by someone else. */
+            412: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
             /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
@@ -13057,6 +13076,25 @@ export interface operations {
             };
             /** @description Webhook not found. */
             404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description If-Match names an older version: The resource was changed by someone else. */
+            412: {
                 headers: {
                     /** @description Requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
