@@ -23,6 +23,7 @@ import authRoutes from './modules/auth/routes.js';
 import historyRoutes from './modules/changes/history-routes.js';
 import changeRoutes from './modules/changes/routes.js';
 import webhookRoutes from './modules/webhooks/routes.js';
+import { webApp } from './http/web-app.js';
 import idempotency from './modules/idempotency/plugin.js';
 import maintenance from './modules/maintenance/plugin.js';
 import { createTenantDirectory } from './modules/tenants/directory.js';
@@ -111,6 +112,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(openapi, { serviceDomain: config.serviceDomain, version: SERVICE_VERSION });
 
   const directory = deps.directory ?? createTenantDirectory(storage);
+  // The web app for group leaders and parents, at `/`: a client of the API like any other.
+  await app.register(webApp, { directory, hostRules: { serviceDomain: config.serviceDomain, defaultTenant: config.defaultTenant } });
   const cursors = createCursorCodec(await sharedCursorSecret(storage));
   const rateLimits = deps.rateLimits ?? (await createConfiguredRateLimits(app, config, deps.localRateLimitStore ?? 'memory'));
   const lastUse = createLastUseRecorder({

@@ -49,14 +49,19 @@ export async function seedFirstStart(storage: Storage, config: Config): Promise<
 
 /** A login command that can be pasted into a shell as it is. */
 export function curlLoginCommand(config: Config, account: FirstStartAccount): string {
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const base = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+  const base = serviceAddress(config);
   const body = JSON.stringify({ username: account.username, password: account.password });
   return [
     `curl -s -X POST ${base}/api/login`,
     `-H 'Content-Type: application/json' -H 'Accept: application/json'`,
     `-d '${body}'`,
   ].join(' ');
+}
+
+/** Where this process answers, as a local client reaches it (the default tenant's host). */
+function serviceAddress(config: Pick<Config, 'host' | 'port'>): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
 /** Shows the first start's account once, on standard output, as a command to paste. */
@@ -68,6 +73,7 @@ export function printFirstStart(config: Config, account: FirstStartAccount, port
       `First start: created tenant "${account.tenant}" and user "${account.username}".`,
       'Log in with:',
       `  ${curlLoginCommand({ ...config, port }, account)}`,
+      `or open the web app: ${serviceAddress({ ...config, port })}/`,
       '',
       '',
     ].join('\n'),

@@ -1,0 +1,132 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEB_CSP } from '../../src/http/web-app.js';
+import { http, ROOT, startServer, type ServerProcess } from '../helpers/processes.js';
+import { testServices, type TestServices } from '../helpers/services.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+// CI installs Debian's Chromium (.ci/run), so there this test always runs.
+const available = existsSync(CHROMIUM) || process.env.CI === 'true';
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+
+/** The web app (served at `/`) in Debian's Chromium against the built server. */
+describe.runIf(available)('the web app in a real browser', () => {
+  let dataDir: string;
+  let services: TestServices;
+  let server: ServerProcess;
+  let browser: Browser;
+  let credentials: { username: string; password: string };
+  let base: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-web-'));
+    services = await testServices();
+    server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...services.env });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    credentials = JSON.parse(/-d '(\{.*\})'/.exec(server.output())![1]!);
+    base = `http://127.0.0.1:${server.port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await services?.cleanup();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** A page that fails the test on any script error or content-policy violation. */
+  const openPage = async (width: number): Promise<{ page: Page; problems: string[]; requests: string[] }> => {
+    const context = await browser.newContext({ viewport: { width, height: 800 }, locale: 'en-US' });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/401|Unauthorized/.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('request', (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
+    await page.goto(`${base}/`);
+    return { page, problems, requests };
+  };
+  const logIn = async (page: Page) => {
+    await page.getByLabel('Username').fill(credentials.username);
+    await page.getByLabel('Password').fill(credentials.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'My profile' }).waitFor();
+  };
+
+  it('is served at / with a strict content policy and long-lived assets; an unknown tenant gets a friendly 404', async () => {
+    const index = await http(server.port, { path: '/', headers: { host: 'localhost' } });
+    expect(index.status).toBe(200);
+    expect(index.headers['content-security-policy']).toBe(WEB_CSP);
+    expect(index.headers['cache-control']).toBe('no-cache');
+    expect(index.body).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(index.body)![1]!;
+    const script = await http(server.port, { path: asset, headers: { host: 'localhost' } });
+    expect(script.status).toBe(200);
+    expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const unknown = await http(server.port, { path: '/', headers: { host: 'nosuchclub.localhost' } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['content-type']).toMatch(/^text\/html/);
+    expect(unknown.body).toContain('This address belongs to no group');
+  });
+
+  it('logs in, edits the profile, switches to German and logs out, keeping the token out of every storage', async () => {
+    const { page, problems, requests } = await openPage(1280);
+    await logIn(page);
+    await page.getByLabel('City').fill('Bern');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'profile-1280.png'), fullPage: true });
+
+    const storage = await page.evaluate(async () => ({
+      local: localStorage.length,
+      session: sessionStorage.length,
+      databases: (await indexedDB.databases()).length,
+      cookie: document.cookie,
+    }));
+    expect(storage).toEqual({ local: 0, session: 0, databases: 0, cookie: '' });
+    expect(await page.context().cookies()).toEqual([]);
+
+    await page.getByLabel('Language').selectOption('de');
+    await page.getByRole('heading', { name: 'Mein Profil' }).waitFor();
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('de');
+    await page.getByRole('button', { name: 'Abmelden' }).click();
+    await page.getByRole('button', { name: 'Anmelden' }).waitFor();
+    expect(requests).toContain('POST /api/logout');
+    // No page load after the first: the app is one page.
+    expect(requests.filter((request) => request === 'GET /')).toHaveLength(1);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  it('returns to the login page on a 401 and works at 360 px', async () => {
+    const { page, problems } = await openPage(360);
+    await logIn(page);
+    await page.screenshot({ path: join(ARTIFACTS, 'profile-360.png'), fullPage: true });
+    const fits = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    expect(fits).toBe(true);
+    // Another session ends every other token of the user (DELETE /api/tokens): the page's one too.
+    const login = await http(server.port, {
+      method: 'POST',
+      path: '/api/login',
+      headers: { host: 'localhost', 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(credentials),
+    });
+    const other = JSON.parse(login.body).api_key.plainTextToken as string;
+    const revoked = await http(server.port, { method: 'DELETE', path: '/api/tokens', headers: { host: 'localhost', accept: 'application/json', authorization: `Bearer ${other}` } });
+    expect(revoked.status).toBeLessThan(300);
+    await page.getByLabel('City').fill('Thun');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+});

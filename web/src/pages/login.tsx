@@ -1,0 +1,54 @@
+import { useState } from 'preact/hooks';
+import type { Words } from '../i18n.js';
+import type { Session } from '../main.js';
+import { client, troubleOf, type Trouble } from '../session.js';
+
+interface Props {
+  words: Words;
+  onLoggedIn: (session: Session) => void;
+  onTrouble: (trouble: Trouble) => void;
+}
+
+export function LoginPage({ words, onLoggedIn, onTrouble }: Props) {
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [failed, setFailed] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setFailed(false);
+    try {
+      const result = await client.login(username, password);
+      if (result.response.status === 401) return setFailed(true);
+      if (!result.data) return onTrouble(troubleOf(result.response));
+      const tenant = await client.tenant();
+      onLoggedIn({ username, timeZone: tenant.data?.data.tenant.timezone ?? 'UTC' });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card" onSubmit={submit}>
+      <h1>{words.login}</h1>
+      <label>
+        {words.username}
+        <input name="username" autocomplete="username" required value={username} onInput={(e) => setUsername((e.target as HTMLInputElement).value)} />
+      </label>
+      <label>
+        {words.password}
+        <input name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} />
+      </label>
+      {failed && (
+        <p class="error" role="alert">
+          {words.loginFailed}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        {words.login}
+      </button>
+    </form>
+  );
+}

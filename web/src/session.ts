@@ -1,0 +1,17 @@
+import { createClient, type GroupadminClient } from 'groupadmin/client';
+
+/**
+ * The one API client of the app. Its token lives in this module's memory only: never in
+ * localStorage, sessionStorage, IndexedDB or a cookie (api.md 5.6), so a reload means a new login.
+ */
+export const client: GroupadminClient = createClient({ baseUrl: `${location.origin}/api` });
+
+/** What an answer that went wrong means for the page showing it. */
+export type Trouble = { kind: 'unauthenticated' } | { kind: 'rate-limited'; retryAfter: number } | { kind: 'failed'; status: number };
+
+/** Reads a failed answer: 401 ends the session, 429 says when to try again. */
+export function troubleOf(response: Response): Trouble {
+  if (response.status === 401) return { kind: 'unauthenticated' };
+  if (response.status === 429) return { kind: 'rate-limited', retryAfter: Number(response.headers.get('retry-after') ?? '60') };
+  return { kind: 'failed', status: response.status };
+}
