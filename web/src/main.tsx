@@ -1,24 +1,27 @@
 import { render } from 'preact';
 import { useState } from 'preact/hooks';
+import { loadAccess, todayIn } from './access.js';
+import { AppContext, type App, type Session } from './context.js';
 import { browserLanguage, LANGUAGES, wordsFor, type Language } from './i18n.js';
+import { EventPage } from './pages/event.js';
+import { GroupPage } from './pages/group.js';
+import { GroupsPage } from './pages/groups.js';
 import { LoginPage } from './pages/login.js';
+import { PersonPage } from './pages/person.js';
 import { ProfilePage } from './pages/profile.js';
+import { WardsPage } from './pages/wards.js';
+import { useRoute } from './router.js';
 import { client, type Trouble } from './session.js';
-
-export interface Session {
-  username: string;
-  timeZone: string;
-}
 
 function App() {
   const [language, setLanguage] = useState<Language>(browserLanguage());
   const [session, setSession] = useState<Session | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const route = useRoute();
   const words = wordsFor(language);
   document.documentElement.lang = language;
 
-  /** Every page reports what went wrong here: a 401 returns to the login page. */
-  const onTrouble = (trouble: Trouble) => {
+  const report = (trouble: Trouble) => {
     if (trouble.kind === 'unauthenticated') {
       setSession(null);
       setNotice(null);
@@ -28,15 +31,55 @@ function App() {
       setNotice(words.failed);
     }
   };
+
+  /** After a login: who this is, the tenant's time zone and what they may do where. */
+  const start = async (username: string) => {
+    const [user, tenant] = await Promise.all([client.user(), client.tenant()]);
+    if (!user.data || !tenant.data) return report({ kind: 'failed', status: 0 });
+    const timeZone = tenant.data.data.tenant.timezone;
+    const today = todayIn(timeZone);
+    const access = await loadAccess(user.data.id, today);
+    if (!access) return report({ kind: 'failed', status: 0 });
+    setNotice(null);
+    setSession({ personId: user.data.id, username, timeZone, today, access });
+  };
   const logout = async () => {
     await client.logout();
     setSession(null);
+  };
+
+  const app: App | null = session && {
+    words,
+    language,
+    session,
+    report,
+    refreshAccess: async () => {
+      const access = await loadAccess(session.personId, session.today);
+      if (access) setSession({ ...session, access });
+    },
+  };
+  const [section, id] = route;
+  const page = () => {
+    const numeric = Number(id);
+    if (section === 'wards') return <WardsPage />;
+    if (section === 'groups' && id) return <GroupPage id={numeric} />;
+    if (section === 'groups') return <GroupsPage />;
+    if (section === 'people' && id) return <PersonPage id={numeric} />;
+    if (section === 'events' && id) return <EventPage id={numeric} />;
+    return <ProfilePage onPasswordChanged={() => { setSession(null); setNotice(words.passwordChanged); }} />;
   };
 
   return (
     <>
       <header class="bar">
         <span class="brand">{words.appName}</span>
+        {session && (
+          <nav aria-label={words.appName}>
+            <a href="#/">{words.profile}</a>
+            <a href="#/wards">{words.wards}</a>
+            <a href="#/groups">{words.groups}</a>
+          </nav>
+        )}
         <label class="language">
           <span class="visually-hidden">{words.language}</span>
           <select value={language} onChange={(event) => setLanguage((event.target as HTMLSelectElement).value as Language)}>
@@ -57,11 +100,7 @@ function App() {
             {notice}
           </p>
         )}
-        {session ? (
-          <ProfilePage words={words} language={language} session={session} onTrouble={onTrouble} onLoggedOut={(message) => { setSession(null); setNotice(message); }} />
-        ) : (
-          <LoginPage words={words} onTrouble={onTrouble} onLoggedIn={(next) => { setNotice(null); setSession(next); }} />
-        )}
+        {app ? <AppContext.Provider value={app}>{page()}</AppContext.Provider> : <LoginPage words={words} onTrouble={report} onLoggedIn={start} />}
       </main>
     </>
   );

@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import type { Words } from '../i18n.js';
-import type { Session } from '../main.js';
 import { client, troubleOf, type Trouble } from '../session.js';
 
 interface Props {
   words: Words;
-  onLoggedIn: (session: Session) => void;
+  /** Logged in: the app loads who this is and what they may do. */
+  onLoggedIn: (username: string) => Promise<void>;
   onTrouble: (trouble: Trouble) => void;
 }
 
@@ -23,8 +23,7 @@ export function LoginPage({ words, onLoggedIn, onTrouble }: Props) {
       const result = await client.login(username, password);
       if (result.response.status === 401) return setFailed(true);
       if (!result.data) return onTrouble(troubleOf(result.response));
-      const tenant = await client.tenant();
-      onLoggedIn({ username, timeZone: tenant.data?.data.tenant.timezone ?? 'UTC' });
+      await onLoggedIn(username);
     } finally {
       setBusy(false);
     }

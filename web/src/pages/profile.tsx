@@ -1,15 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { formatDate, type Language, type Words } from '../i18n.js';
-import type { Session } from '../main.js';
+import { useApp } from '../context.js';
+import { formatDate, type Words } from '../i18n.js';
 import { client, troubleOf, type Trouble } from '../session.js';
 
 interface Props {
-  words: Words;
-  language: Language;
-  session: Session;
-  onTrouble: (trouble: Trouble) => void;
   /** The password changed: every token of the user ended, this one too. */
-  onLoggedOut: (message: string) => void;
+  onPasswordChanged: () => void;
 }
 
 type User = NonNullable<Awaited<ReturnType<typeof client.user>>['data']>;
@@ -27,7 +23,8 @@ const editableOf = (user: User): Editable => ({
 /** Validation messages of a 422, by field. */
 type FieldErrors = Record<string, string[]>;
 
-export function ProfilePage({ words, language, session, onTrouble, onLoggedOut }: Props) {
+export function ProfilePage({ onPasswordChanged }: Props) {
+  const { words, language, session, report: onTrouble } = useApp();
   const [user, setUser] = useState<User | null>(null);
   const [form, setForm] = useState<Editable | null>(null);
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
@@ -87,7 +84,7 @@ export function ProfilePage({ words, language, session, onTrouble, onLoggedOut }
           </p>
         )}
       </form>
-      <PasswordForm words={words} onTrouble={onTrouble} onChanged={() => onLoggedOut(words.passwordChanged)} />
+      <PasswordForm words={words} onTrouble={onTrouble} onChanged={onPasswordChanged} />
     </>
   );
 }

@@ -1,0 +1,181 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http, ROOT, startServer, type ServerProcess } from '../helpers/processes.js';
+import { testServices, type TestServices } from '../helpers/services.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const available = existsSync(CHROMIUM) || process.env.CI === 'true';
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * The web app's main journeys in Debian's Chromium against the built server: a leader builds a
+ * patrol, a member and a camp; a parent registers two wards for the one place; the leader cancels
+ * one and sees the other promoted; the summary counts right. Every page passes axe-core's check.
+ */
+describe.runIf(available)('the web app: a leader and a parent', () => {
+  let dataDir: string;
+  let services: TestServices;
+  let server: ServerProcess;
+  let browser: Browser;
+  let admin: string;
+  let root: number;
+
+  const api = async (method: string, path: string, body?: object, token = admin) => {
+    const answer = await http(server.port, {
+      method,
+      path: `/api${path}`,
+      headers: { host: 'localhost', accept: 'application/json', authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return JSON.parse(answer.body || 'null');
+  };
+  const person = async (firstname: string, lastname: string, groupId: number, role: string, login?: string) => {
+    const account = login ? { username: login, password: `${login} password 1`, email: `${login}@example.com` } : {};
+    const answer = await api('POST', '/people', { firstname, lastname, membership: { group_id: groupId, role_type: role }, ...account });
+    if (!answer?.data?.person) throw new Error(JSON.stringify(answer));
+    return answer.data.person.id as number;
+  };
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-web-flows-'));
+    services = await testServices();
+    server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_AUTHENTICATED: '100000', ...services.env });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const credentials = /-d '(\{.*\})'/.exec(server.output())![1]!;
+    const login = await http(server.port, { method: 'POST', path: '/api/login', headers: { host: 'localhost', 'content-type': 'application/json', accept: 'application/json' }, body: credentials });
+    admin = JSON.parse(login.body).api_key.plainTextToken;
+    root = (await api('GET', '/groups?limit=1')).data.groups[0].id;
+    await person('Lea', 'Leader', root, 'leader', 'leader');
+    await person('Pat', 'Parent', root, 'member', 'parent');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await services?.cleanup();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** A logged-in page (the content policy bypassed only so that axe-core can be injected). */
+  const loggedIn = async (username: string, width = 1280): Promise<{ page: Page; problems: string[] }> => {
+    const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US', bypassCSP: true });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`http://127.0.0.1:${server.port}/`);
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(`${username} password 1`);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'My profile' }).waitFor();
+    return { page, problems };
+  };
+  /** axe-core in the page: no serious or critical violation. */
+  const accessible = async (page: Page, name: string) => {
+    await page.addScriptTag({ content: AXE });
+    const violations = await page.evaluate(async () => {
+      const result = await (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
+      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact})`);
+    });
+    expect(violations, name).toEqual([]);
+  };
+
+  it('runs the camp from the patrol to the promoted ward', async () => {
+    // The leader: a patrol, a member in it, a camp with one place.
+    const leader = await loggedIn('leader');
+    const lp = leader.page;
+    await accessible(lp, 'profile');
+    await lp.getByRole('link', { name: 'Groups' }).click();
+    await lp.getByRole('heading', { name: 'Groups' }).waitFor();
+    await lp.getByLabel('Name').fill('Foxes');
+    await lp.getByRole('button', { name: 'Create' }).click();
+    await lp.getByRole('link', { name: 'Foxes' }).waitFor();
+    await accessible(lp, 'groups');
+    await lp.screenshot({ path: join(ARTIFACTS, 'groups-1280.png') });
+    await lp.getByRole('link', { name: 'Foxes' }).click();
+    await lp.getByRole('heading', { name: 'Foxes' }).waitFor();
+    const addPerson = lp.locator('form', { has: lp.getByRole('heading', { name: 'Add a person' }) });
+    await addPerson.getByLabel('First name').fill('Mia');
+    await addPerson.getByLabel('Last name').fill('Member');
+    await addPerson.getByRole('button', { name: 'Add a person' }).click();
+    await lp.getByRole('link', { name: 'Member Mia' }).waitFor();
+    await accessible(lp, 'group');
+    const newEvent = lp.locator('form', { has: lp.getByRole('heading', { name: 'New event' }) });
+    await newEvent.getByLabel('Name').fill('Summer camp');
+    await newEvent.getByLabel('Starts').fill('2027-07-01T09:00');
+    await newEvent.getByLabel('Ends').fill('2027-07-08T17:00');
+    await newEvent.getByLabel('Places').fill('1');
+    await newEvent.getByRole('button', { name: 'Create' }).click();
+    await lp.getByRole('heading', { name: 'Summer camp' }).waitFor();
+    const eventUrl = lp.url();
+
+    const patrol = (await api('GET', '/groups?q=Foxes')).data.groups[0].id as number;
+    const camp = (await api('GET', `/events?group_id=${patrol}`)).data.events[0];
+    expect(camp).toMatchObject({ name: 'Summer camp', capacity: 1, starts_at: '2027-07-01T09:00:00.000000Z' });
+    expect((await api('GET', `/people?group_id=${patrol}`)).data.people.map((p: { firstname: string }) => p.firstname)).toEqual(['Mia']);
+
+    // Two wards in the patrol, both of the parent's.
+    const parentId = (await api('GET', '/people?q=Parent')).data.people[0].id as number;
+    for (const [first, swims] of [['Kim', false], ['Kai', true]] as const) {
+      const ward = await person(first, 'Kid', patrol, 'member');
+      await api('PATCH', `/people/${ward}`, { can_swimm: swims, is_vegetarian: first === 'Kim' });
+      await api('POST', `/people/${ward}/guardians`, { guardian_id: parentId });
+    }
+
+    // The parent registers both: one place, so the second waits.
+    const parent = await loggedIn('parent', 360);
+    const pp = parent.page;
+    await pp.getByRole('link', { name: 'Groups' }).click();
+    await pp.getByRole('link', { name: 'Foxes' }).click();
+    await pp.getByRole('link', { name: 'Summer camp' }).click();
+    await pp.getByRole('button', { name: 'Register: Kim Kid' }).click();
+    await pp.getByText('Kim: Accepted').waitFor();
+    await pp.getByRole('button', { name: 'Register: Kai Kid' }).click();
+    await pp.getByText('Kai: Waiting list').waitFor();
+    await accessible(pp, 'event (parent)');
+    await pp.screenshot({ path: join(ARTIFACTS, 'event-360.png'), fullPage: true });
+    await pp.getByRole('link', { name: 'My wards' }).click();
+    await expect(pp.getByRole('list', { name: 'Registrations: Kai' }).innerText()).resolves.toMatch(/Summer camp · Waiting list \(1\)/);
+    await accessible(pp, 'wards');
+
+    // The leader cancels Kim and sees Kai promoted; the summary counts right.
+    await lp.goto(`http://127.0.0.1:${server.port}/#/groups`);
+    await lp.goto(eventUrl);
+    await lp.getByLabel('State: Kim Kid').selectOption('cancelled');
+    await expect.poll(() => lp.getByLabel('State: Kai Kid').inputValue(), { timeout: 10_000 }).toBe('accepted');
+    const summary = lp.getByTestId('summary');
+    await expect.poll(() => summary.innerText()).toMatch(/Accepted\s+1\s+Waiting list\s+0\s+Pending\s+0\s+Cancelled\s+1\s+Vegetarians\s+0\s+Non-swimmers\s+0/);
+    await expect(lp.getByTestId('places').innerText()).resolves.toBe('1 of 1 places taken');
+    await accessible(lp, 'event (leader)');
+    await lp.screenshot({ path: join(ARTIFACTS, 'event-1280.png'), fullPage: true });
+    // The CSV download, as a manager gets it.
+    const [download] = await Promise.all([lp.waitForEvent('download'), lp.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe(`event-${camp.id}-participants.csv`);
+
+    // The tree: a second patrol; the first renamed and moved below it.
+    await lp.getByRole('link', { name: 'Groups' }).click();
+    await lp.getByLabel('Name').fill('Wolves');
+    await lp.getByRole('button', { name: 'Create' }).click();
+    await lp.getByRole('link', { name: 'Wolves' }).waitFor();
+    await lp.getByRole('link', { name: 'Foxes' }).click();
+    const rename = lp.locator('form', { has: lp.getByRole('button', { name: 'Rename' }) });
+    await rename.getByLabel('Name').fill('Fox patrol');
+    await rename.getByRole('button', { name: 'Rename' }).click();
+    await lp.getByRole('heading', { name: 'Fox patrol' }).waitFor();
+    await lp.getByLabel('Move below').selectOption({ label: 'Wolves' });
+    await lp.getByRole('button', { name: 'Move' }).click();
+    const wolves = (await api('GET', '/groups?q=Wolves')).data.groups[0].id as number;
+    await expect.poll(async () => (await api('GET', `/groups/${patrol}`)).data.group).toMatchObject({ name: 'Fox patrol', parent_id: wolves });
+    await lp.getByRole('link', { name: 'Wolves' }).waitFor();
+    expect(leader.problems).toEqual([]);
+    expect(parent.problems).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,38 @@
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { Access } from './access.js';
+import type { Language, Words } from './i18n.js';
+import { troubleOf, type Trouble } from './session.js';
+
+export interface Session {
+  personId: number;
+  username: string;
+  timeZone: string;
+  today: string;
+  access: Access;
+}
+
+export interface App {
+  words: Words;
+  language: Language;
+  session: Session;
+  /** Reports what went wrong: a 401 returns to the login page, a 429 says when to try again. */
+  report: (trouble: Trouble) => void;
+  /** Loads the groups and permissions again (after a change to the tree). */
+  refreshAccess: () => Promise<void>;
+}
+
+export const AppContext = createContext<App | null>(null);
+
+export function useApp(): App {
+  const app = useContext(AppContext);
+  if (!app) throw new Error('useApp outside the logged-in app');
+  return app;
+}
+
+/** The `data` of an answer, or null after reporting why there is none. */
+export function dataOf<T>(app: Pick<App, 'report'>, result: { data?: T; response: Response }): T | null {
+  if (result.data !== undefined) return result.data;
+  app.report(troubleOf(result.response));
+  return null;
+}

@@ -1,0 +1,243 @@
+import { useState } from 'preact/hooks';
+import { dataOf, useApp } from '../context.js';
+import { useLoad } from '../hooks.js';
+import { formatMoment, zonedToIso } from '../i18n.js';
+import { go } from '../router.js';
+import { client } from '../session.js';
+
+type Person = { id: number; firstname: string; lastname: string };
+
+/** A group: its members (search, filters, paging), adding a person, its events; rename and move. */
+export function GroupPage({ id }: { id: number }) {
+  const app = useApp();
+  const { words, session } = app;
+  const group = session.access.groups.get(id);
+  if (!group) return <p class="card">{words.nothing}</p>;
+  const canWrite = session.access.atLeast(id, 'write');
+  return (
+    <>
+      <section class="card">
+        <h1>{group.name}</h1>
+        {group.parent_id !== null && (
+          <p class="muted">
+            <a href={`#/groups/${group.parent_id}`}>{session.access.groups.get(group.parent_id)?.name}</a>
+          </p>
+        )}
+        {canWrite && <RenameAndMove id={id} />}
+      </section>
+      <Members groupId={id} canWrite={canWrite} />
+      <Events groupId={id} canWrite={canWrite} />
+    </>
+  );
+}
+
+function RenameAndMove({ id }: { id: number }) {
+  const app = useApp();
+  const { words, session } = app;
+  const group = session.access.groups.get(id)!;
+  const [name, setName] = useState(group.name);
+  const isBelow = (candidate: number): boolean => {
+    for (let at = session.access.groups.get(candidate); at; at = at.parent_id === null ? undefined : session.access.groups.get(at.parent_id)) {
+      if (at.id === id) return true;
+    }
+    return false;
+  };
+  const targets = [...session.access.groups.values()].filter((other) => !isBelow(other.id) && other.id !== group.parent_id && session.access.atLeast(other.id, 'write'));
+  const [target, setTarget] = useState(targets[0]?.id ?? 0);
+  const rename = async (event: Event) => {
+    event.preventDefault();
+    if (dataOf(app, await client.groups.update(id, { name }))) await app.refreshAccess();
+  };
+  const move = async (event: Event) => {
+    event.preventDefault();
+    if (dataOf(app, await client.groups.update(id, { parent_id: target }))) await app.refreshAccess();
+  };
+  return (
+    <div class="row-forms">
+      <form class="inline-form" onSubmit={rename}>
+        <label>
+          {words.name}
+          <input name="name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        </label>
+        <button type="submit">{words.rename}</button>
+      </form>
+      {group.parent_id !== null && targets.length > 0 && (
+        <form class="inline-form" onSubmit={move}>
+          <label>
+            {words.moveTo}
+            <select name="parent_id" value={target} onChange={(e) => setTarget(Number((e.target as HTMLSelectElement).value))}>
+              {targets.map((other) => (
+                <option value={other.id}>{other.name}</option>
+              ))}
+            </select>
+          </label>
+          <button type="submit">{words.move}</button>
+        </form>
+      )}
+    </div>
+  );
+}
+
+function Members({ groupId, canWrite }: { groupId: number; canWrite: boolean }) {
+  const app = useApp();
+  const { words } = app;
+  const [q, setQ] = useState('');
+  const [below, setBelow] = useState(false);
+  const [roleType, setRoleType] = useState('');
+  const [people, setPeople] = useState<Person[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const [round, setRound] = useState(0);
+  const [roles] = useLoad(async () => dataOf(app, await client.roleTypes.list())?.data.role_types ?? null, []);
+
+  const load = async (cursor: string | null) => {
+    const query = { group_id: groupId, limit: 50, ...(below ? { below: true } : {}), ...(q ? { q } : {}), ...(roleType ? { role_type: roleType } : {}), ...(cursor ? { cursor } : {}) };
+    const page = dataOf(app, await client.people.list(query));
+    // The list answers CSV too, when asked for it; the app asks for JSON.
+    if (!page || typeof page === 'string') return;
+    setPeople(cursor ? [...people, ...page.data.people] : page.data.people);
+    setNext(page.data.next_cursor);
+  };
+  useLoad(async () => {
+    await load(null);
+    return true;
+  }, [groupId, below, roleType, round]);
+
+  return (
+    <section class="card">
+      <h2>{words.members}</h2>
+      <form class="filters" role="search" onSubmit={(e) => { e.preventDefault(); setRound(round + 1); }}>
+        <label>
+          {words.search}
+          <input name="q" type="search" value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
+        </label>
+        <label>
+          {words.role}
+          <select name="role_type" value={roleType} onChange={(e) => setRoleType((e.target as HTMLSelectElement).value)}>
+            <option value="">{words.anyRole}</option>
+            {(roles ?? []).map((role) => (
+              <option value={role.key}>{role.label}</option>
+            ))}
+          </select>
+        </label>
+        <label class="check">
+          <input type="checkbox" name="below" checked={below} onChange={(e) => setBelow((e.target as HTMLInputElement).checked)} />
+          {words.includeSubgroups}
+        </label>
+        <button type="submit">{words.search}</button>
+      </form>
+      {people.length === 0 ? (
+        <p class="muted">{words.nothing}</p>
+      ) : (
+        <ul class="list" aria-label={words.members}>
+          {people.map((person) => (
+            <li key={person.id}>
+              <a href={`#/people/${person.id}`}>
+                {person.lastname} {person.firstname}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+      {next && (
+        <button type="button" class="secondary-dark" onClick={() => void load(next)}>
+          {words.more}
+        </button>
+      )}
+      {canWrite && roles && <AddPerson groupId={groupId} roles={roles} onAdded={() => setRound(round + 1)} />}
+    </section>
+  );
+}
+
+function AddPerson({ groupId, roles, onAdded }: { groupId: number; roles: { key: string; label: string }[]; onAdded: () => void }) {
+  const app = useApp();
+  const { words } = app;
+  const [firstname, setFirstname] = useState('');
+  const [lastname, setLastname] = useState('');
+  const [role, setRole] = useState(roles.find((r) => r.key === 'member')?.key ?? roles[0]?.key ?? '');
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (!dataOf(app, await client.people.create({ firstname, lastname, membership: { group_id: groupId, role_type: role } }))) return;
+    setFirstname('');
+    setLastname('');
+    onAdded();
+  };
+  return (
+    <form class="inline-form" onSubmit={submit}>
+      <h3>{words.addPerson}</h3>
+      <label>
+        {words.firstname}
+        <input name="firstname" required value={firstname} onInput={(e) => setFirstname((e.target as HTMLInputElement).value)} />
+      </label>
+      <label>
+        {words.lastname}
+        <input name="lastname" required value={lastname} onInput={(e) => setLastname((e.target as HTMLInputElement).value)} />
+      </label>
+      <label>
+        {words.role}
+        <select name="role_type" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
+          {roles.map((r) => (
+            <option value={r.key}>{r.label}</option>
+          ))}
+        </select>
+      </label>
+      <button type="submit">{words.addPerson}</button>
+    </form>
+  );
+}
+
+function Events({ groupId, canWrite }: { groupId: number; canWrite: boolean }) {
+  const app = useApp();
+  const { words, language, session } = app;
+  const [events] = useLoad(async () => dataOf(app, await client.events.list({ group_id: groupId, limit: 50 }))?.data.events ?? null, [groupId]);
+  const [name, setName] = useState('');
+  const [startsAt, setStartsAt] = useState('');
+  const [endsAt, setEndsAt] = useState('');
+  const [capacity, setCapacity] = useState('');
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const moment = (local: string) => zonedToIso(local, session.timeZone);
+    const created = dataOf(
+      app,
+      await client.events.create({ group_id: groupId, name, starts_at: moment(startsAt), ends_at: moment(endsAt), ...(capacity ? { capacity: Number(capacity) } : {}) }),
+    );
+    if (created) go(`/events/${created.data.event.id}`);
+  };
+  return (
+    <section class="card">
+      <h2>{words.events}</h2>
+      {events && events.length > 0 ? (
+        <ul class="list">
+          {events.map((event) => (
+            <li key={event.id}>
+              <a href={`#/events/${event.id}`}>{event.name}</a> <span class="muted">{formatMoment(event.starts_at, language, session.timeZone)}</span>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">{words.nothing}</p>
+      )}
+      {canWrite && (
+        <form class="inline-form" onSubmit={create}>
+          <h3>{words.newEvent}</h3>
+          <label>
+            {words.name}
+            <input name="event_name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          </label>
+          <label>
+            {words.startsAt}
+            <input name="starts_at" type="datetime-local" required value={startsAt} onInput={(e) => setStartsAt((e.target as HTMLInputElement).value)} />
+          </label>
+          <label>
+            {words.endsAt}
+            <input name="ends_at" type="datetime-local" required value={endsAt} onInput={(e) => setEndsAt((e.target as HTMLInputElement).value)} />
+          </label>
+          <label>
+            {words.capacity}
+            <input name="capacity" type="number" min="1" value={capacity} onInput={(e) => setCapacity((e.target as HTMLInputElement).value)} />
+          </label>
+          <button type="submit">{words.create}</button>
+        </form>
+      )}
+    </section>
+  );
+}

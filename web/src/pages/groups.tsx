@@ -1,0 +1,83 @@
+import { useState } from 'preact/hooks';
+import type { Group } from '../access.js';
+import { dataOf, useApp } from '../context.js';
+import { client } from '../session.js';
+
+/** The group tree: expand and collapse, and a new subgroup where the caller may write. */
+export function GroupsPage() {
+  const app = useApp();
+  const { words, session } = app;
+  const groups = [...session.access.groups.values()];
+  const childrenOf = (id: number | null) => groups.filter((group) => group.parent_id === id).sort((a, b) => a.name.localeCompare(b.name));
+  const roots = childrenOf(null);
+  const [open, setOpen] = useState<Set<number>>(new Set(roots.map((root) => root.id)));
+  const toggle = (id: number) => {
+    const next = new Set(open);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setOpen(next);
+  };
+
+  const node = (group: Group) => {
+    const children = childrenOf(group.id);
+    const expanded = open.has(group.id);
+    return (
+      <li key={group.id}>
+        <div class="tree-row">
+          {children.length > 0 ? (
+            <button type="button" class="icon" aria-expanded={expanded} aria-label={`${expanded ? words.collapse : words.expand}: ${group.name}`} onClick={() => toggle(group.id)}>
+              {expanded ? '−' : '+'}
+            </button>
+          ) : (
+            <span class="icon-space" />
+          )}
+          <a href={`#/groups/${group.id}`}>{group.name}</a>
+          {group.kind && <span class="muted"> · {group.kind}</span>}
+        </div>
+        {expanded && children.length > 0 && <ul>{children.map(node)}</ul>}
+      </li>
+    );
+  };
+
+  return (
+    <section class="card">
+      <h1>{words.groups}</h1>
+      <ul class="tree">{roots.map(node)}</ul>
+      {groups.some((group) => session.access.atLeast(group.id, 'write')) && <NewSubgroup onCreated={(id) => setOpen(new Set([...open, id]))} />}
+    </section>
+  );
+}
+
+function NewSubgroup({ onCreated }: { onCreated: (parentId: number) => void }) {
+  const app = useApp();
+  const { words, session } = app;
+  const writable = [...session.access.groups.values()].filter((group) => session.access.atLeast(group.id, 'write'));
+  const [parent, setParent] = useState(writable[0]?.id ?? 0);
+  const [name, setName] = useState('');
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const created = dataOf(app, await client.groups.create({ parent_id: parent, name }));
+    if (!created) return;
+    setName('');
+    await app.refreshAccess();
+    onCreated(parent);
+  };
+  return (
+    <form class="inline-form" onSubmit={submit}>
+      <h2>{words.newSubgroup}</h2>
+      <label>
+        {words.parentGroup}
+        <select name="parent_id" value={parent} onChange={(e) => setParent(Number((e.target as HTMLSelectElement).value))}>
+          {writable.map((group) => (
+            <option value={group.id}>{group.name}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {words.name}
+        <input name="name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      </label>
+      <button type="submit">{words.create}</button>
+    </form>
+  );
+}

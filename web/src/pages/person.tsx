@@ -1,0 +1,112 @@
+import { dataOf, useApp } from '../context.js';
+import { useLoad } from '../hooks.js';
+import { formatMoment } from '../i18n.js';
+import { client } from '../session.js';
+import { EventLink } from './event-name.js';
+
+/** A person: profile, memberships (ended by those who may), guardians, participations, history. */
+export function PersonPage({ id }: { id: number }) {
+  const app = useApp();
+  const { words, language, session } = app;
+  const [person] = useLoad(async () => dataOf(app, await client.people.get(id))?.data.person ?? null, [id]);
+  const [memberships, reloadMemberships] = useLoad(async () => dataOf(app, await client.people.memberships(id, { limit: 200 }))?.data.memberships ?? null, [id]);
+  const [guardians] = useLoad(async () => dataOf(app, await client.people.guardians(id))?.data.guardians ?? null, [id]);
+  const [participations] = useLoad(async () => dataOf(app, await client.participations.ofPerson(id, { limit: 50 }))?.data.participations ?? null, [id]);
+  // Only those who may change the person read their history: a 403 simply hides it.
+  const [history] = useLoad(async () => (await client.changes.ofPerson(id, { limit: 20 })).data?.data.changes ?? null, [id]);
+  if (!person) return <p aria-busy="true">…</p>;
+
+  const end = async (membershipId: number) => {
+    if (dataOf(app, await client.memberships.update(membershipId, { end_on: session.today }))) reloadMemberships();
+  };
+  const active = (m: { start_on: string; end_on: string | null }) => m.start_on <= session.today && (m.end_on === null || m.end_on >= session.today);
+
+  return (
+    <>
+      <section class="card">
+        <h1>
+          {person.firstname} {person.lastname}
+        </h1>
+        <dl class="facts">
+          {person.email && (
+            <>
+              <dt>{words.email}</dt>
+              <dd>{person.email}</dd>
+            </>
+          )}
+          {person.birthday && (
+            <>
+              <dt>{words.birthday}</dt>
+              <dd>{person.birthday}</dd>
+            </>
+          )}
+          {person.city && (
+            <>
+              <dt>{words.city}</dt>
+              <dd>{person.city}</dd>
+            </>
+          )}
+        </dl>
+      </section>
+      <section class="card">
+        <h2>{words.memberships}</h2>
+        <ul class="list">
+          {(memberships ?? []).map((m) => (
+            <li key={m.id}>
+              <a href={`#/groups/${m.group_id}`}>{session.access.groups.get(m.group_id)?.name ?? m.group_id}</a> · {m.role_type} · {words.since} {m.start_on}
+              {m.end_on && ` – ${m.end_on}`}
+              {active(m) && session.access.atLeast(m.group_id, 'write') && (
+                <button type="button" class="link" onClick={() => void end(m.id)}>
+                  {words.endMembership}
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section class="card">
+        <h2>{words.guardians}</h2>
+        {guardians && guardians.length > 0 ? (
+          <ul class="list">
+            {guardians.map((g) => (
+              <li key={g.id}>
+                <a href={`#/people/${g.id}`}>
+                  {g.firstname} {g.lastname}
+                </a>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p class="muted">{words.nothing}</p>
+        )}
+      </section>
+      <section class="card">
+        <h2>{words.participations}</h2>
+        {participations && participations.length > 0 ? (
+          <ul class="list">
+            {participations.map((p) => (
+              <li key={p.id}>
+                <EventLink id={p.event_id} /> · {words[p.state]}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p class="muted">{words.nothing}</p>
+        )}
+      </section>
+      {history && (
+        <section class="card">
+          <h2>{words.history}</h2>
+          <ul class="list">
+            {history.map((change) => (
+              <li key={change.seq}>
+                {formatMoment(change.at, language, session.timeZone)} · {change.entity} {change.action}
+                {change.actor && ` · ${change.actor.firstname} ${change.actor.lastname}`}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </>
+  );
+}
