@@ -107,6 +107,32 @@ describe.runIf(available)('the web app in a real browser', () => {
     await page.context().close();
   }, 60_000);
 
+  it('shows when to try again after a 429', async () => {
+    const limitedDir = mkdtempSync(join(tmpdir(), 'groupadmin-web-429-'));
+    const limited = await startServer({ DATA_DIR: limitedDir, LOG_LEVEL: 'info', RATE_LIMIT_AUTHENTICATED: '8', ...services.env });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const account = JSON.parse(/-d '(\{.*\})'/.exec(limited.output())![1]!);
+      const context = await browser.newContext({ locale: 'en-US' });
+      const page = await context.newPage();
+      await page.goto(`http://127.0.0.1:${limited.port}/`);
+      await page.getByLabel('Username').fill(account.username);
+      await page.getByLabel('Password').fill(account.password);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('heading', { name: 'My profile' }).waitFor();
+      // Eight requests a minute: the next saves run out of them.
+      for (let i = 0; i < 6 && !(await page.getByRole('alert').isVisible()); i += 1) {
+        await page.getByRole('button', { name: 'Save' }).click();
+        await page.waitForTimeout(100);
+      }
+      await expect(page.getByRole('alert').innerText()).resolves.toMatch(/^Too many attempts\. Try again in \d+ s\.$/);
+      await context.close();
+    } finally {
+      await limited.stop();
+      rmSync(limitedDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('returns to the login page on a 401 and works at 360 px', async () => {
     const { page, problems } = await openPage(360);
     await logIn(page);
