@@ -1,25 +1,18 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { ROOT, startServer } from '../helpers/processes.js';
+import { browserAvailable, launchChromium } from '../helpers/browser.js';
 import { testServices } from '../helpers/services.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-// CI installs Debian's Chromium (.ci/run), so there this test always runs.
-const available = existsSync(CHROMIUM) || process.env.CI === 'true';
 
-describe.runIf(available)('the documentation page in a real browser', () => {
+describe.runIf(browserAvailable)('the documentation page in a real browser', () => {
   it('lists the original endpoints and those of the group core, and logs in through "try it out"', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-docs-'));
     const services = await testServices();
     const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...services.env });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium();
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const credentials = /-d '(\{.*\})'/.exec(server.output())?.[1];

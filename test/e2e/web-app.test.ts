@@ -1,19 +1,17 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEB_CSP } from '../../src/http/web-app.js';
 import { http, ROOT, startServer, type ServerProcess } from '../helpers/processes.js';
+import { browserAvailable, launchChromium } from '../helpers/browser.js';
 import { testServices, type TestServices } from '../helpers/services.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-// CI installs Debian's Chromium (.ci/run), so there this test always runs.
-const available = existsSync(CHROMIUM) || process.env.CI === 'true';
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 
 /** The web app (served at `/`) in Debian's Chromium against the built server. */
-describe.runIf(available)('the web app in a real browser', () => {
+describe.runIf(browserAvailable)('the web app in a real browser', () => {
   let dataDir: string;
   let services: TestServices;
   let server: ServerProcess;
@@ -28,10 +26,7 @@ describe.runIf(available)('the web app in a real browser', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     credentials = JSON.parse(/-d '(\{.*\})'/.exec(server.output())![1]!);
     base = `http://127.0.0.1:${server.port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     mkdirSync(ARTIFACTS, { recursive: true });
   }, 60_000);
   afterAll(async () => {

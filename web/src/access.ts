@@ -3,6 +3,9 @@ import { client } from './session.js';
 export type Permission = 'none' | 'read' | 'write' | 'admin';
 const ORDER: Permission[] = ['none', 'read', 'write', 'admin'];
 
+/** Whether `held` is at least `needed`. */
+export const covers = (held: Permission, needed: Permission): boolean => ORDER.indexOf(held) >= ORDER.indexOf(needed);
+
 export interface Group {
   id: number;
   parent_id: number | null;
@@ -71,7 +74,7 @@ export async function loadAccess(personId: number, today: string): Promise<Acces
     personId,
     groups: byId,
     permissionOn,
-    atLeast: (groupId, needed) => ORDER.indexOf(permissionOn(groupId)) >= ORDER.indexOf(needed),
+    atLeast: (groupId, needed) => covers(permissionOn(groupId), needed),
   };
 }
 

@@ -31,8 +31,8 @@ export function useApp(): App {
 }
 
 /** The `data` of an answer, or null after reporting why there is none. */
-export function dataOf<T>(app: Pick<App, 'report'>, result: { data?: T; response: Response }): T | null {
+export function dataOf<T>(app: Pick<App, 'report'>, result: { data?: T; error?: unknown; response: Response }): T | null {
   if (result.data !== undefined) return result.data;
-  app.report(troubleOf(result.response));
+  app.report(troubleOf(result.response, result.error));
   return null;
 }

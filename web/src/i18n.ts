@@ -77,6 +77,7 @@ const words = {
     actionDone: 'Done.',
     home: 'Home',
     me: 'me',
+    cancelRegistration: 'Cancel registration',
     parentGroup: 'Parent group',
   },
   de: {
@@ -156,6 +157,7 @@ const words = {
     actionDone: 'Erledigt.',
     home: 'Start',
     me: 'mich',
+    cancelRegistration: 'Abmelden',
     parentGroup: 'Übergeordnete Gruppe',
   },
 } as const;

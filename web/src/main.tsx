@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { loadAccess, todayIn } from './access.js';
 import { AppContext, type App, type Session } from './context.js';
 import { browserLanguage, LANGUAGES, wordsFor, type Language } from './i18n.js';
@@ -11,13 +11,15 @@ import { PersonPage } from './pages/person.js';
 import { ProfilePage } from './pages/profile.js';
 import { WardsPage } from './pages/wards.js';
 import { useRoute } from './router.js';
-import { client, type Trouble } from './session.js';
+import { client, troubleOf, type Trouble } from './session.js';
 
 function App() {
   const [language, setLanguage] = useState<Language>(browserLanguage());
   const [session, setSession] = useState<Session | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const route = useRoute();
+  // A notice is about the page it appeared on.
+  useEffect(() => setNotice(null), [route.join('/')]);
   const words = wordsFor(language);
   document.documentElement.lang = language;
 
@@ -27,6 +29,8 @@ function App() {
       setNotice(null);
     } else if (trouble.kind === 'rate-limited') {
       setNotice(words.tooMany(trouble.retryAfter));
+    } else if (trouble.kind === 'refused') {
+      setNotice(trouble.message);
     } else {
       setNotice(words.failed);
     }
@@ -35,16 +39,27 @@ function App() {
   /** After a login: who this is, the tenant's time zone and what they may do where. */
   const start = async (username: string) => {
     const [user, tenant] = await Promise.all([client.user(), client.tenant()]);
-    if (!user.data || !tenant.data) return report({ kind: 'failed', status: 0 });
-    const timeZone = tenant.data.data.tenant.timezone;
+    const timeZone = tenant.data?.data.tenant.timezone ?? 'UTC';
     const today = todayIn(timeZone);
-    const access = await loadAccess(user.data.id, today);
-    if (!access) return report({ kind: 'failed', status: 0 });
+    const access = user.data && tenant.data ? await loadAccess(user.data.id, today) : null;
+    if (!user.data || !access) {
+      // No half-started session: the token just issued is given back.
+      report(user.data ? { kind: 'failed', status: 0 } : troubleOf(user.response, user.error));
+      await client.logout().catch(() => undefined);
+      return;
+    }
     setNotice(null);
     setSession({ personId: user.data.id, username, timeZone, today, access });
   };
+  /** The session ends only when the API ended the token; otherwise the page says why not. */
   const logout = async () => {
-    await client.logout();
+    try {
+      const result = await client.logout();
+      if (!result.response.ok && result.response.status !== 401) return report(troubleOf(result.response, result.error));
+    } catch {
+      return report({ kind: 'failed', status: 0 });
+    }
+    setNotice(null);
     setSession(null);
   };
 
@@ -62,10 +77,11 @@ function App() {
   const page = () => {
     const numeric = Number(id);
     if (section === 'wards') return <WardsPage />;
-    if (section === 'groups' && id) return <GroupPage id={numeric} />;
+    // Keyed by id: another group's page starts afresh, never with this one's form contents.
+    if (section === 'groups' && id) return <GroupPage key={numeric} id={numeric} />;
     if (section === 'groups') return <GroupsPage />;
-    if (section === 'people' && id) return <PersonPage id={numeric} />;
-    if (section === 'events' && id) return <EventPage id={numeric} />;
+    if (section === 'people' && id) return <PersonPage key={numeric} id={numeric} />;
+    if (section === 'events' && id) return <EventPage key={numeric} id={numeric} />;
     return <ProfilePage onPasswordChanged={() => { setSession(null); setNotice(words.passwordChanged); }} />;
   };
 

@@ -7,11 +7,18 @@ import { createClient, type GroupadminClient } from 'groupadmin/client';
 export const client: GroupadminClient = createClient({ baseUrl: `${location.origin}/api` });
 
 /** What an answer that went wrong means for the page showing it. */
-export type Trouble = { kind: 'unauthenticated' } | { kind: 'rate-limited'; retryAfter: number } | { kind: 'failed'; status: number };
+export type Trouble =
+  | { kind: 'unauthenticated' }
+  | { kind: 'rate-limited'; retryAfter: number }
+  /** The API said no, and why (403, 404, 409, 412, 422): its message is shown. */
+  | { kind: 'refused'; message: string }
+  | { kind: 'failed'; status: number };
 
-/** Reads a failed answer: 401 ends the session, 429 says when to try again. */
-export function troubleOf(response: Response): Trouble {
+/** Reads a failed answer: 401 ends the session, 429 says when to try again, a refusal says why. */
+export function troubleOf(response: Response, error?: unknown): Trouble {
   if (response.status === 401) return { kind: 'unauthenticated' };
   if (response.status === 429) return { kind: 'rate-limited', retryAfter: Number(response.headers.get('retry-after') ?? '60') };
+  const message = (error as { message?: unknown } | undefined)?.message;
+  if (response.status < 500 && typeof message === 'string') return { kind: 'refused', message };
   return { kind: 'failed', status: response.status };
 }

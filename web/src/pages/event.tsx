@@ -4,8 +4,18 @@ import { useLoad } from '../hooks.js';
 import { formatMoment } from '../i18n.js';
 import { client } from '../session.js';
 
-const STATES = ['pending', 'accepted', 'waitlisted', 'rejected', 'cancelled'] as const;
-type State = (typeof STATES)[number];
+type State = 'pending' | 'accepted' | 'waitlisted' | 'rejected' | 'cancelled';
+/** The changes a manager may make (events.md section 2); others may only cancel. */
+const NEXT_STATES: Record<State, State[]> = {
+  pending: ['accepted', 'rejected', 'waitlisted', 'cancelled'],
+  waitlisted: ['accepted', 'cancelled'],
+  accepted: ['cancelled'],
+  rejected: [],
+  cancelled: [],
+};
+const LIVE: State[] = ['pending', 'accepted', 'waitlisted'];
+
+type Participation = { id: number; person_id: number; state: State; waitlist_position: number | null; person: { id: number; firstname: string; lastname: string } };
 
 /**
  * An event: registration for me and my wards; for its managers the participant list with state
@@ -14,24 +24,34 @@ type State = (typeof STATES)[number];
 export function EventPage({ id }: { id: number }) {
   const app = useApp();
   const { words, language, session } = app;
-  const [event, reloadEvent] = useLoad(async () => dataOf(app, await client.events.get(id))?.data.event ?? null, [id]);
-  const [wards] = useLoad(async () => dataOf(app, await client.people.wards())?.data.wards ?? null, []);
-  const [message, setMessage] = useState<string | null>(null);
-  const manager = event !== null && session.access.atLeast(event.group_id, 'write');
   const [round, setRound] = useState(0);
-  const changed = () => {
-    reloadEvent();
-    setRound(round + 1);
-  };
-  if (!event) return <p aria-busy="true">…</p>;
+  const [event] = useLoad(async () => dataOf(app, await client.events.get(id))?.data.event ?? null, [id, round]);
+  const [wards] = useLoad(async () => dataOf(app, await client.people.wards())?.data.wards ?? null, []);
+  // Managers get every participation; anyone else their own and their wards' (events.md section 2).
+  const [participations] = useLoad(async () => {
+    const answer = dataOf(app, await client.participations.list(id, { limit: 200 }));
+    return answer && typeof answer !== 'string' ? (answer.data.participations as Participation[]) : null;
+  }, [id, round]);
+  const [message, setMessage] = useState<string | null>(null);
+  if (!event || !participations) return <p aria-busy="true">…</p>;
+  const manager = session.access.atLeast(event.group_id, 'write');
+  const changed = () => setRound(round + 1);
 
   const register = async (personId: number) => {
     const created = dataOf(app, await client.participations.register(id, { person_id: personId }));
-    if (!created) return;
-    setMessage(`${created.data.participation.person.firstname}: ${words[created.data.participation.state]}`);
+    if (created) setMessage(`${created.data.participation.person.firstname}: ${words[created.data.participation.state]}`);
     changed();
   };
-  const candidates = [{ id: session.personId, label: words.me }, ...(wards ?? []).map((w) => ({ id: w.id, label: `${w.firstname} ${w.lastname}` }))];
+  const setState = async (participationId: number, state: State) => {
+    dataOf(app, await client.participations.update(participationId, { state }));
+    // Reloaded after a refusal too: the list shows the state the event really has.
+    changed();
+  };
+  const now = new Date().toISOString();
+  const open = (event.registration_opens_at === null || event.registration_opens_at <= now) && (event.registration_closes_at === null || now < event.registration_closes_at);
+  const live = (personId: number) => participations.find((p) => p.person_id === personId && LIVE.includes(p.state));
+  const family = [{ id: session.personId, label: words.me }, ...(wards ?? []).map((w) => ({ id: w.id, label: `${w.firstname} ${w.lastname}` }))];
+  const mine = participations.filter((p) => family.some((member) => member.id === p.person_id));
 
   return (
     <>
@@ -43,43 +63,56 @@ export function EventPage({ id }: { id: number }) {
         </p>
         {event.description && <p>{event.description}</p>}
         <p data-testid="places">{words.places(event.participants_count, event.capacity)}</p>
-        <div class="register" role="group" aria-label={words.register}>
-          {candidates.map((candidate) => (
-            <button type="button" key={candidate.id} onClick={() => void register(candidate.id)}>
-              {words.register}: {candidate.label}
-            </button>
-          ))}
-        </div>
+        {mine.length > 0 && (
+          <ul class="list" aria-label={words.registrations}>
+            {mine.map((p) => (
+              <li key={p.id}>
+                {p.person.firstname} {p.person.lastname} · {words[p.state]}
+                {p.waitlist_position !== null && ` (${p.waitlist_position})`}
+                {LIVE.includes(p.state) && (
+                  <button type="button" class="link" onClick={() => void setState(p.id, 'cancelled')}>
+                    {words.cancelRegistration}
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+        {(open || manager) && (
+          <div class="register" role="group" aria-label={words.register}>
+            {family
+              .filter((member) => !live(member.id))
+              .map((member) => (
+                <button type="button" key={member.id} onClick={() => void register(member.id)}>
+                  {words.register}: {member.label}
+                </button>
+              ))}
+          </div>
+        )}
         {message && (
           <p class="success" role="status">
             {message}
           </p>
         )}
       </section>
-      {manager && <Participants eventId={id} round={round} onChanged={changed} />}
+      {manager && <Participants eventId={id} participations={participations} onSetState={setState} />}
       {manager && <Summary eventId={id} round={round} />}
     </>
   );
 }
 
-function Participants({ eventId, round, onChanged }: { eventId: number; round: number; onChanged: () => void }) {
+function Participants({ eventId, participations, onSetState }: { eventId: number; participations: Participation[]; onSetState: (id: number, state: State) => Promise<void> }) {
   const app = useApp();
   const { words } = app;
-  const [list] = useLoad(async () => {
-    const answer = dataOf(app, await client.participations.list(eventId, { limit: 200 }));
-    return answer && typeof answer !== 'string' ? answer.data.participations : null;
-  }, [eventId, round]);
-  const setState = async (participationId: number, state: State) => {
-    if (dataOf(app, await client.participations.update(participationId, { state }))) onChanged();
-  };
   const download = async () => {
     const csv = await client.participations.csv(eventId);
-    if (csv.data === undefined) return;
+    if (csv.data === undefined) return dataOf(app, csv);
     const link = document.createElement('a');
     link.href = URL.createObjectURL(new Blob([csv.data], { type: 'text/csv' }));
     link.download = `event-${eventId}-participants.csv`;
     link.click();
-    URL.revokeObjectURL(link.href);
+    // Some browsers start the download after the click returns: keep the file a moment.
+    setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
   };
   return (
     <section class="card">
@@ -92,7 +125,7 @@ function Participants({ eventId, round, onChanged }: { eventId: number; round: n
           </tr>
         </thead>
         <tbody>
-          {(list ?? []).map((p) => (
+          {participations.map((p) => (
             <tr key={p.id} data-person={p.person_id}>
               <td>
                 <a href={`#/people/${p.person_id}`}>
@@ -104,9 +137,10 @@ function Participants({ eventId, round, onChanged }: { eventId: number; round: n
                 <select
                   aria-label={`${words.state}: ${p.person.firstname} ${p.person.lastname}`}
                   value={p.state}
-                  onChange={(e) => void setState(p.id, (e.target as HTMLSelectElement).value as State)}
+                  disabled={NEXT_STATES[p.state].length === 0}
+                  onChange={(e) => void onSetState(p.id, (e.target as HTMLSelectElement).value as State)}
                 >
-                  {STATES.map((state) => (
+                  {[p.state, ...NEXT_STATES[p.state]].map((state) => (
                     <option value={state}>{words[state]}</option>
                   ))}
                 </select>

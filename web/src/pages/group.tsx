@@ -1,4 +1,5 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import { covers } from '../access.js';
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { formatMoment, zonedToIso } from '../i18n.js';
@@ -84,28 +85,45 @@ function Members({ groupId, canWrite }: { groupId: number; canWrite: boolean }) 
   const [q, setQ] = useState('');
   const [below, setBelow] = useState(false);
   const [roleType, setRoleType] = useState('');
+  // What the list shows: the filters as last applied (a cursor belongs to exactly those).
+  const [applied, setApplied] = useState({ q: '', below: false, roleType: '', round: 0 });
   const [people, setPeople] = useState<Person[]>([]);
   const [next, setNext] = useState<string | null>(null);
-  const [round, setRound] = useState(0);
   const [roles] = useLoad(async () => dataOf(app, await client.roleTypes.list())?.data.role_types ?? null, []);
+  const apply = () => setApplied({ q, below, roleType, round: applied.round + 1 });
 
-  const load = async (cursor: string | null) => {
-    const query = { group_id: groupId, limit: 50, ...(below ? { below: true } : {}), ...(q ? { q } : {}), ...(roleType ? { role_type: roleType } : {}), ...(cursor ? { cursor } : {}) };
+  const load = async (cursor: string | null, shown: Person[]) => {
+    const query = {
+      group_id: groupId,
+      limit: 50,
+      ...(applied.below ? { below: true } : {}),
+      ...(applied.q ? { q: applied.q } : {}),
+      ...(applied.roleType ? { role_type: applied.roleType } : {}),
+      ...(cursor ? { cursor } : {}),
+    };
     const page = dataOf(app, await client.people.list(query));
     // The list answers CSV too, when asked for it; the app asks for JSON.
-    if (!page || typeof page === 'string') return;
-    setPeople(cursor ? [...people, ...page.data.people] : page.data.people);
-    setNext(page.data.next_cursor);
+    if (!page || typeof page === 'string') return null;
+    return { people: [...shown, ...page.data.people], next: page.data.next_cursor };
   };
-  useLoad(async () => {
-    await load(null);
-    return true;
-  }, [groupId, below, roleType, round]);
+  const [firstPage] = useLoad(() => load(null, []), [groupId, applied]);
+  useEffect(() => {
+    if (!firstPage) return;
+    setPeople(firstPage.people);
+    setNext(firstPage.next);
+  }, [firstPage]);
+  const more = async () => {
+    const page = next ? await load(next, people) : null;
+    if (!page) return;
+    setPeople(page.people);
+    setNext(page.next);
+  };
+  const grantable = (roles ?? []).filter((role) => covers(app.session.access.permissionOn(groupId), role.permission));
 
   return (
     <section class="card">
       <h2>{words.members}</h2>
-      <form class="filters" role="search" onSubmit={(e) => { e.preventDefault(); setRound(round + 1); }}>
+      <form class="filters" role="search" onSubmit={(e) => { e.preventDefault(); apply(); }}>
         <label>
           {words.search}
           <input name="q" type="search" value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
@@ -139,11 +157,11 @@ function Members({ groupId, canWrite }: { groupId: number; canWrite: boolean }) 
         </ul>
       )}
       {next && (
-        <button type="button" class="secondary-dark" onClick={() => void load(next)}>
+        <button type="button" class="secondary-dark" onClick={() => void more()}>
           {words.more}
         </button>
       )}
-      {canWrite && roles && <AddPerson groupId={groupId} roles={roles} onAdded={() => setRound(round + 1)} />}
+      {canWrite && grantable.length > 0 && <AddPerson groupId={groupId} roles={grantable} onAdded={apply} />}
     </section>
   );
 }
@@ -188,7 +206,8 @@ function AddPerson({ groupId, roles, onAdded }: { groupId: number; roles: { key:
 function Events({ groupId, canWrite }: { groupId: number; canWrite: boolean }) {
   const app = useApp();
   const { words, language, session } = app;
-  const [events] = useLoad(async () => dataOf(app, await client.events.list({ group_id: groupId, limit: 50 }))?.data.events ?? null, [groupId]);
+  // The coming ones (and those under way), soonest first.
+  const [events] = useLoad(async () => dataOf(app, await client.events.list({ group_id: groupId, from: new Date().toISOString(), limit: 50 }))?.data.events ?? null, [groupId]);
   const [name, setName] = useState('');
   const [startsAt, setStartsAt] = useState('');
   const [endsAt, setEndsAt] = useState('');

@@ -1,6 +1,7 @@
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
-import { formatMoment } from '../i18n.js';
+import { covers } from '../access.js';
+import { formatDate, formatMoment } from '../i18n.js';
 import { client } from '../session.js';
 import { EventLink } from './event-name.js';
 
@@ -14,12 +15,19 @@ export function PersonPage({ id }: { id: number }) {
   const [participations] = useLoad(async () => dataOf(app, await client.participations.ofPerson(id, { limit: 50 }))?.data.participations ?? null, [id]);
   // Only those who may change the person read their history: a 403 simply hides it.
   const [history] = useLoad(async () => (await client.changes.ofPerson(id, { limit: 20 })).data?.data.changes ?? null, [id]);
+  const [roles] = useLoad(async () => dataOf(app, await client.roleTypes.list())?.data.role_types ?? null, []);
   if (!person) return <p aria-busy="true">…</p>;
 
   const end = async (membershipId: number) => {
     if (dataOf(app, await client.memberships.update(membershipId, { end_on: session.today }))) reloadMemberships();
   };
-  const active = (m: { start_on: string; end_on: string | null }) => m.start_on <= session.today && (m.end_on === null || m.end_on >= session.today);
+  const roleOf = (key: string) => roles?.find((role) => role.key === key);
+  // Open-ended, and a role no higher than the caller's own there (groups.md section 4).
+  const endable = (m: { group_id: number; role_type: string; end_on: string | null }) => {
+    const role = roleOf(m.role_type);
+    return m.end_on === null && role !== undefined && covers(session.access.permissionOn(m.group_id), role.permission) && session.access.atLeast(m.group_id, 'write');
+  };
+  const day = (value: string) => formatDate(`${value}T12:00:00Z`, language, 'UTC');
 
   return (
     <>
@@ -37,7 +45,7 @@ export function PersonPage({ id }: { id: number }) {
           {person.birthday && (
             <>
               <dt>{words.birthday}</dt>
-              <dd>{person.birthday}</dd>
+              <dd>{day(person.birthday)}</dd>
             </>
           )}
           {person.city && (
@@ -53,9 +61,10 @@ export function PersonPage({ id }: { id: number }) {
         <ul class="list">
           {(memberships ?? []).map((m) => (
             <li key={m.id}>
-              <a href={`#/groups/${m.group_id}`}>{session.access.groups.get(m.group_id)?.name ?? m.group_id}</a> · {m.role_type} · {words.since} {m.start_on}
-              {m.end_on && ` – ${m.end_on}`}
-              {active(m) && session.access.atLeast(m.group_id, 'write') && (
+              <a href={`#/groups/${m.group_id}`}>{session.access.groups.get(m.group_id)?.name ?? m.group_id}</a> · {roleOf(m.role_type)?.label ?? m.role_type} ·{' '}
+              {words.since} {day(m.start_on)}
+              {m.end_on && ` – ${day(m.end_on)}`}
+              {endable(m) && (
                 <button type="button" class="link" onClick={() => void end(m.id)}>
                   {words.endMembership}
                 </button>
