@@ -147,6 +147,7 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     await pp.getByRole('link', { name: 'My wards' }).click();
     await expect(pp.getByRole('list', { name: 'Registrations: Kai' }).innerText()).resolves.toMatch(/Summer camp · Waiting list \(1\)/);
     await accessible(pp, 'wards');
+    await pp.screenshot({ path: join(ARTIFACTS, 'wards-360.png'), fullPage: true });
 
     // The leader cancels Kim and sees Kai promoted; the summary counts right.
     await lp.goto(`http://127.0.0.1:${server.port}/#/groups`);
@@ -162,9 +163,16 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     const [download] = await Promise.all([lp.waitForEvent('download'), lp.getByRole('button', { name: 'Download CSV' }).click()]);
     expect(download.suggestedFilename()).toBe(`event-${camp.id}-participants.csv`);
 
-    // Search among the members, and end Mia's membership on her page.
+    // Paging through the members (50 a page), a search among them, and Mia's membership ended.
+    for (let i = 1; i <= 50; i += 1) await person(`Extra${String(i).padStart(2, '0')}`, 'Zed', patrol, 'member');
     await lp.getByRole('link', { name: 'Groups' }).click();
     await lp.getByRole('link', { name: 'Foxes' }).click();
+    const members = lp.getByRole('list', { name: 'Members' }).getByRole('listitem');
+    await expect.poll(() => members.count()).toBe(50);
+    await lp.getByRole('button', { name: 'Show more' }).click();
+    await expect.poll(() => members.count()).toBe(53);
+    await expect(lp.getByRole('button', { name: 'Show more' }).count()).resolves.toBe(0);
+    await lp.screenshot({ path: join(ARTIFACTS, 'group-1280.png') });
     await lp.getByRole('searchbox', { name: 'Search' }).fill('kai');
     await lp.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => lp.getByRole('list', { name: 'Members' }).innerText()).toBe('Kid Kai');

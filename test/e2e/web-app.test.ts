@@ -26,6 +26,8 @@ describe.runIf(browserAvailable)('the web app in a real browser', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     credentials = JSON.parse(/-d '(\{.*\})'/.exec(server.output())![1]!);
     base = `http://127.0.0.1:${server.port}`;
+    // The first start names the web app next to the curl line.
+    expect(server.output()).toContain(`or open the web app: ${base}/\n`);
     browser = await launchChromium();
     mkdirSync(ARTIFACTS, { recursive: true });
   }, 60_000);
