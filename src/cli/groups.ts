@@ -22,7 +22,7 @@ import { CliError, openTenant, withStorage } from './context.js';
  */
 
 /** Checks command-line input with the schema of the route that takes the same input. */
-function validated<T>(schema: TSchema, input: Record<string, unknown>): T {
+export function validated<T>(schema: TSchema, input: Record<string, unknown>): T {
   const check = compileObjectValidator<T>(schema)(input);
   if (!check.ok) throw errors.validation(check.fieldErrors);
   return check.value;

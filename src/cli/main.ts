@@ -12,6 +12,7 @@ import { registerGroupCommands } from './groups.js';
 import { registerPeopleCommands } from './people.js';
 import { registerImportCommands } from './import.js';
 import { registerChangesCommands } from './changes.js';
+import { registerWebhookCommands } from './webhooks.js';
 import { registerMaintenanceCommands } from './maintenance.js';
 import { registerTenantCommands } from './tenant.js';
 import { registerTokenCommands } from './token.js';
@@ -62,6 +63,7 @@ export function buildProgram(): Command {
   registerImportCommands(program);
   registerMaintenanceCommands(program);
   registerChangesCommands(program);
+  registerWebhookCommands(program);
   return program;
 }
 

@@ -44,6 +44,11 @@ const READ_ONLY_COMMANDS: Record<string, string> = {
   'event participants': 'reads',
   'people export': 'reads',
   'changes prune': 'deletes old change records, which no cache holds',
+  'webhook list': 'reads',
+  'webhook create': 'writes a webhook, which no cache holds',
+  'webhook enable': 'writes a webhook, which no cache holds',
+  'webhook disable': 'writes a webhook, which no cache holds',
+  'webhook delete': 'deletes a webhook, which no cache holds',
 };
 
 describe('every write path reaches the caches of every instance within a second', () => {

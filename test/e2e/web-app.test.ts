@@ -105,8 +105,10 @@ describe.runIf(browserAvailable)('the web app in a real browser', () => {
   }, 60_000);
 
   it('shows when to try again after a 429', async () => {
+    // A storage of its own (on PostgreSQL another database): its first start prints an account.
     const limitedDir = mkdtempSync(join(tmpdir(), 'groupadmin-web-429-'));
-    const limited = await startServer({ DATA_DIR: limitedDir, LOG_LEVEL: 'info', RATE_LIMIT_AUTHENTICATED: '8', ...services.env });
+    const limitedServices = await testServices();
+    const limited = await startServer({ DATA_DIR: limitedDir, LOG_LEVEL: 'info', RATE_LIMIT_AUTHENTICATED: '8', ...limitedServices.env });
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const account = JSON.parse(/-d '(\{.*\})'/.exec(limited.output())![1]!);
@@ -126,6 +128,7 @@ describe.runIf(browserAvailable)('the web app in a real browser', () => {
       await context.close();
     } finally {
       await limited.stop();
+      await limitedServices.cleanup();
       rmSync(limitedDir, { recursive: true, force: true });
     }
   }, 60_000);
