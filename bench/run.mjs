@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const ALL = ['baseline', 'user', 'user-invalid', 'login', 'mix', 'tenants', 'user-under-login', 'people-page', 'register-storm', 'event-summary'];
+const ALL = ['baseline', 'user', 'user-invalid', 'login', 'mix', 'tenants', 'user-under-login', 'people-page', 'people-page-peer', 'register-storm', 'event-summary'];
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
@@ -32,8 +32,13 @@ const warmup = smoke ? 0 : Number(values.warmup);
 const connections = Number(values.connections);
 const tenants = smoke ? 10 : Number(values.tenants);
 const usersPerTenant = smoke ? 3 : Number(values.users);
-const scenarios = values.scenarios.split(',').map((s) => s.trim());
+let scenarios = values.scenarios.split(',').map((s) => s.trim());
 for (const name of scenarios) if (!ALL.includes(name)) throw new Error(`unknown scenario ${name}; known: ${ALL.join(', ')}`);
+if (process.env.DATABASE_URL && scenarios.includes('people-page-peer')) {
+  // The peer reads the SQLite file; on PostgreSQL the people-page row is compared with SQLite's.
+  process.stderr.write('people-page-peer: SQLite only, left out with DATABASE_URL\n');
+  scenarios = scenarios.filter((name) => name !== 'people-page-peer');
+}
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 if (!values['no-build']) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
@@ -105,7 +110,7 @@ if (env.DATABASE_URL) {
 }
 const { benchToken } = await setupData(env, { tenants: 0, usersPerTenant });
 let people;
-if (scenarios.includes('people-page')) {
+if (scenarios.includes('people-page') || scenarios.includes('people-page-peer')) {
   process.stderr.write('setting up 10,000 people in 400 groups...\n');
   people = await setupPeople(env, { people: smoke ? 500 : 10_000 });
 }
@@ -206,6 +211,22 @@ const product = {
     const headers = { host: people.host, accept: 'application/json', authorization: `Bearer ${people.token}` };
     const pageRequest = { method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length], headers }) };
     return measure(`GET /api/people, region subtree, 50 a page (${count} people)`, server.port, [pageRequest]);
+  },
+  // The same walk through the same data, answered by the peer (bench/peer-people-server.mjs):
+  // the SQL one writes first, OFFSET paging. Issue 20 asks people-page for 10 x its req/s.
+  'people-page-peer': async () => {
+    const { count } = await peoplePages(`http://127.0.0.1:${server.port}`, people);
+    const pages = Math.ceil(count / 50);
+    const peer = await start(join(root, 'bench/peer-people-server.mjs'), { PATH: process.env.PATH, DATA_DIR: env.DATA_DIR, TENANT: people.slug }, '/ready');
+    try {
+      let next = 0;
+      const pageRequest = { method: 'GET', setupRequest: (request) => ({ ...request, path: `/api/people?group_id=${people.regionId}&below=true&limit=50&page=${next++ % pages}` }) };
+      const row = await measure(`peer: Express 5 + better-sqlite3, the same pages (recursive CTE, ORDER BY, OFFSET)`, peer.port, [pageRequest]);
+      row.peakRssMb = peakRssMb(peer.child.pid);
+      return row;
+    } finally {
+      await stop(peer.child);
+    }
   },
   // 500 scouts register at once for a camp of 100 seats (three camps, one storm each): the time
   // until the last answer is in, and whether the counts came out exact.

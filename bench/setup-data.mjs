@@ -128,7 +128,7 @@ export async function setupPeople(env, { people = 10_000, slug = 'people' } = {}
     .execute();
   const token = (await issueToken(db, Number(leader.id), { tokenPrefix: '' })).plainTextToken;
   await storage.close();
-  return { token, regionId: regions[0].id, host: `${slug}.localhost` };
+  return { token, regionId: regions[0].id, host: `${slug}.localhost`, slug };
 }
 
 /** The paths of every page of the region's people, following next_cursor from the first page. */
