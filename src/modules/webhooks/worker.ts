@@ -110,37 +110,39 @@ export function startWebhookWorker(options: WebhookWorkerOptions): { stop(): Pro
    * Moves the webhook on after a success; after a failure, schedules the retry or disables it.
    * Logs the attempt. False when the webhook is gone or its lease was lost: stop sending.
    */
-  const recordAttempt = async (db: TenantDb, webhook: WebhookRow, message: WebhookMessage, outcome: AttemptOutcome): Promise<boolean> => {
-    const id = Number(webhook.id);
-    const now = Date.now();
-    let nextRetry: number | null = null;
-    let held: WebhookRow | undefined;
-    if (outcome.succeeded) {
-      held = await updateLeased(db, id, holder, { position: message.seq ?? Number(webhook.position), failures: 0, next_attempt_at: null });
-    } else {
-      held = await countFailure(db, id, holder);
-      const delay = held ? retryDelayMs(options.schedule, Number(held.failures)) : null;
-      if (held && delay !== null) {
-        nextRetry = now + delay;
-        held = await updateLeased(db, id, holder, { next_attempt_at: nextRetry });
-      } else if (held) {
-        await disableFailing(db, id, holder, toDbTimestamp(new Date(now)));
+  const recordAttempt = (tenantDb: TenantDb, webhook: WebhookRow, message: WebhookMessage, outcome: AttemptOutcome): Promise<boolean> =>
+    // One transaction: whoever reads the webhook disabled, or moved on, also reads the attempt that did it.
+    tenantDb.transaction().execute(async (db) => {
+      const id = Number(webhook.id);
+      const now = Date.now();
+      let nextRetry: number | null = null;
+      let held: WebhookRow | undefined;
+      if (outcome.succeeded) {
+        held = await updateLeased(db, id, holder, { position: message.seq ?? Number(webhook.position), failures: 0, next_attempt_at: null });
+      } else {
+        held = await countFailure(db, id, holder);
+        const delay = held ? retryDelayMs(options.schedule, Number(held.failures)) : null;
+        if (held && delay !== null) {
+          nextRetry = now + delay;
+          held = await updateLeased(db, id, holder, { next_attempt_at: nextRetry });
+        } else if (held) {
+          await disableFailing(db, id, holder, toDbTimestamp(new Date(now)));
+        }
       }
-    }
-    if (!held) return false;
-    await insertDelivery(db, {
-      webhook_id: id,
-      message_id: message.id,
-      type: message.type,
-      seq: message.seq,
-      status_code: outcome.statusCode,
-      duration_ms: Math.round(outcome.durationMs),
-      error: outcome.error,
-      next_retry_at: nextRetry === null ? null : toDbTimestamp(new Date(nextRetry)),
-      at: toDbTimestamp(new Date(now)),
+      if (!held) return false;
+      await insertDelivery(db, {
+        webhook_id: id,
+        message_id: message.id,
+        type: message.type,
+        seq: message.seq,
+        status_code: outcome.statusCode,
+        duration_ms: Math.round(outcome.durationMs),
+        error: outcome.error,
+        next_retry_at: nextRetry === null ? null : toDbTimestamp(new Date(nextRetry)),
+        at: toDbTimestamp(new Date(now)),
+      });
+      return outcome.succeeded;
     });
-    return outcome.succeeded;
-  };
 
   const loop = () => {
     timer = setTimeout(() => {
