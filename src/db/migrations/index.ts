@@ -11,6 +11,7 @@ import * as createEventsAndParticipations from './tenant/2026-11-24T14-00-00-cre
 import * as createIdempotencyKeys from './tenant/2026-11-24T16-00-00-create-idempotency-keys.js';
 import * as createChangeRecords from './tenant/2026-11-24T18-00-00-create-change-records.js';
 import * as createWebhooks from './tenant/2026-11-24T20-00-00-create-webhooks.js';
+import * as indexPeopleInListOrder from './tenant/2026-11-24T22-00-00-index-people-in-list-order.js';
 
 // Listed by hand rather than read from a folder, so the compiled service and the tests
 // run exactly the same set, whatever the file extension. Names sort by date.
@@ -41,6 +42,7 @@ export const tenantMigrationsFor = (tenant: TenantFacts): MigrationProvider =>
     '2026-11-24T16-00-00-create-idempotency-keys': createIdempotencyKeys,
     '2026-11-24T18-00-00-create-change-records': createChangeRecords,
     '2026-11-24T20-00-00-create-webhooks': createWebhooks,
+    '2026-11-24T22-00-00-index-people-in-list-order': indexPeopleInListOrder,
   });
 
 /** The name of the newest tenant migration. */

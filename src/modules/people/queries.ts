@@ -42,23 +42,121 @@ export function personSortKey(row: UserRow, sort: PeopleSelection['sort']): Sort
   return [row.lastname_key, row.firstname_key, row.lastname, row.firstname, Number(row.id)];
 }
 
-/** One page of the people the caller sees, by the selection, after the row with key `after`. */
-export async function listVisiblePeople(db: TenantDb, access: Access, selection: PeopleSelection, after: SortKey | null, limit: number): Promise<UserRow[]> {
-  let query = db.selectFrom('users as p').selectAll('p').where((eb) => visiblePeople(eb as PeopleQuery, access));
+/**
+ * How a page sorted by name of a group's (or subtree's) members is read. Sorting the whole subtree
+ * by name on every page costs what the subtree holds, so a large one is read the other way round:
+ *
+ * - `members-first`: the members' ids first, then their rows, sorted. Cheap while they are few.
+ * - `name-order`: walk the people in list order (index `users_list_order`) from the cursor, keeping
+ *   the members, until the page is full: about limit x people / members rows per page, so a page of
+ *   a subtree that grows with the tenant costs the same however large both become.
+ */
+export type PeoplePlan = 'members-first' | 'name-order';
+
+/** From this many active members on, a group's name-sorted pages walk the name order. */
+export const NAME_ORDER_FROM_MEMBERS = 1000;
+
+/**
+ * Plans chosen lately, per tenant database and selection, for a minute: sizing a group on every
+ * page would cost half as much as reading the page. A hint for speed only: a stale one makes a
+ * page slower, never different.
+ */
+const recentPlans = new WeakMap<TenantDb, Map<string, { plan: PeoplePlan; until: number }>>();
+const PLAN_HINT_MS = 60_000;
+const PLAN_HINTS_KEPT = 1000;
+
+/**
+ * The plan for this selection: `name-order` only for a name-sorted page of a large group whose
+ * members the caller all sees. (Where the caller sees only some of them, the share of the walk
+ * that lands on someone to list is unknown, and could be a handful in the whole tenant.)
+ */
+export async function choosePeoplePlan(db: TenantDb, access: Access, selection: PeopleSelection): Promise<PeoplePlan> {
   const { group, roleType, activeOn: day } = selection;
-  if (group !== undefined || roleType !== undefined) {
-    query = query.where((eb) => {
-      // Not correlated with p: read once per query. (A correlated EXISTS let SQLite walk the
-      // group's memberships for every person, quadratic in the size of the group.)
-      let members = eb.selectFrom('memberships as fm').select('fm.person_id').where(activeOn('fm', day));
-      if (roleType !== undefined) members = members.where('fm.role_type', '=', roleType);
-      if (group !== undefined) {
-        members = group.below
-          ? members.innerJoin('groups as fg', 'fg.id', 'fm.group_id').where(groupAmong('fg', [group.path], []))
-          : members.where('fm.group_id', '=', group.id);
-      }
-      return eb('p.id', 'in', members);
-    });
+  if (selection.sort !== 'name' || group === undefined || selection.q !== undefined || selection.ids !== undefined) return 'members-first';
+  if (!selectionImpliesVisibility(access, selection)) return 'members-first';
+  const key = `${group.path}|${group.below}|${roleType ?? ''}|${day}`;
+  const hints = recentPlans.get(db) ?? new Map<string, { plan: PeoplePlan; until: number }>();
+  recentPlans.set(db, hints);
+  const now = Date.now();
+  const hint = hints.get(key);
+  if (hint !== undefined && hint.until > now) return hint.plan;
+  // Counting stops at the threshold, so a large subtree costs the same to size as a middling one.
+  const sample = membersOf(db, selection).limit(NAME_ORDER_FROM_MEMBERS).as('sample');
+  const { n } = await db.selectFrom(sample).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const plan: PeoplePlan = Number(n) >= NAME_ORDER_FROM_MEMBERS ? 'name-order' : 'members-first';
+  if (hints.size >= PLAN_HINTS_KEPT) hints.clear();
+  hints.set(key, { plan, until: now + PLAN_HINT_MS });
+  return plan;
+}
+
+/**
+ * The person ids (`fm.person_id`, with repeats) of the selection's group and role type on its day;
+ * `ofPerson`: only those of the person with that id (a reference to the outer row). Then the
+ * group and role type are matched as `+fm.group_id` and `fm.role_type || ''`, which no index
+ * serves, so the test reads that person's few memberships, never the group's or role type's many
+ * (SQLite would otherwise pick any of the three indexes).
+ */
+function membersOf(db: TenantDb, { group, roleType, activeOn: day }: PeopleSelection, ofPerson?: Expression<number>) {
+  let members = db.selectFrom('memberships as fm').select('fm.person_id').where(activeOn('fm', day));
+  if (roleType !== undefined) {
+    members = members.where(ofPerson === undefined ? sql.ref<string>('fm.role_type') : sql<string>`${sql.ref('fm.role_type')} || ''`, '=', roleType);
+  }
+  if (ofPerson !== undefined) members = members.where('fm.person_id', '=', ofPerson);
+  if (group !== undefined) {
+    const groupId = ofPerson === undefined ? sql.ref<number>('fm.group_id') : sql<number>`+${sql.ref('fm.group_id')}`;
+    members = group.below
+      ? members.innerJoin('groups as fg', (join) => join.on(sql.ref('fg.id'), '=', groupId)).where(groupAmong('fg', [group.path], []))
+      : members.where(groupId, '=', group.id);
+  }
+  return members;
+}
+
+/**
+ * Whether everyone the selection picks is visible anyway: its group lies where the caller reads,
+ * on the caller's own day. The visibility condition is then left out of the query (it would test
+ * each row a second time for what its membership already proves) and `groupStillReadable` takes
+ * its place.
+ */
+function selectionImpliesVisibility(access: Access, { group, activeOn: day }: PeopleSelection): boolean {
+  if (group === undefined || day !== access.day) return false;
+  const readable = access.groupsWith('read');
+  return readable.subtreePaths.some((path) => group.path.startsWith(path)) || (!group.below && readable.groupIds.includes(group.id));
+}
+
+/**
+ * The group is still where the caller reads, by its path as the query finds it: a constant
+ * subquery, run once. A group moved out of the caller's reach since the request read it (a CSV
+ * export streams for seconds) then lists no one.
+ */
+function groupStillReadable(db: TenantDb, access: Access, group: NonNullable<PeopleSelection['group']>) {
+  const readable = access.groupsWith('read');
+  const readableAsSelected = groupAmong('sg', readable.subtreePaths, group.below ? [] : readable.groupIds);
+  return db.selectFrom('groups as sg').select(sql.lit(1).as('one')).where('sg.id', '=', group.id).where(readableAsSelected);
+}
+
+/** One page of the people the caller sees, by the selection, after the row with key `after`. */
+export async function listVisiblePeople(
+  db: TenantDb,
+  access: Access,
+  selection: PeopleSelection,
+  after: SortKey | null,
+  limit: number,
+  plan?: PeoplePlan,
+): Promise<UserRow[]> {
+  const chosen = plan ?? (await choosePeoplePlan(db, access, selection));
+  const { group } = selection;
+  let query = db.selectFrom('users as p').selectAll('p');
+  query =
+    group !== undefined && selectionImpliesVisibility(access, selection)
+      ? query.where((eb) => eb.exists(groupStillReadable(db, access, group)))
+      : query.where((eb) => visiblePeople(eb as PeopleQuery, access));
+  if (selection.group !== undefined || selection.roleType !== undefined) {
+    query =
+      chosen === 'name-order'
+        ? // Correlated: a test of each row the walk reaches.
+          query.where((eb) => eb.exists(membersOf(db, selection, sql.ref<number>('p.id'))))
+        : // Not correlated with p: read once per query.
+          query.where('p.id', 'in', membersOf(db, selection));
   }
   if (selection.ids !== undefined) query = query.where('p.id', 'in', selection.ids.length > 0 ? selection.ids : [0]);
   if (selection.q !== undefined) {

@@ -5,6 +5,7 @@ import { toDbTimestamp } from '../../../src/lib/time.js';
 import { listVisiblePeople } from '../../../src/modules/people/queries.js';
 import { accessOf, canSeePerson, rightToChange } from '../../../src/modules/permissions/rules.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { replaceGroupTree } from '../../helpers/group-tree.js';
 
 /**
  * groups.md sections 2 and 3 against a plain reading of them: for random trees (up to 50
@@ -90,23 +91,8 @@ describe('who sees and who changes whom', () => {
   async function store(w: World): Promise<number[]> {
     const db = t.storage.tenantDb('demo');
     const now = toDbTimestamp(new Date());
-    await db.deleteFrom('memberships').execute();
     await db.deleteFrom('guardianships').execute();
-    const root = await t.rootGroupId('demo');
-    await db.deleteFrom('groups').where('id', '!=', root).execute();
-    const groupIds = [root];
-    const paths = [`/${root}/`];
-    for (let i = 1; i < w.parents.length; i++) {
-      const parent = w.parents[i]!;
-      const { id } = await db
-        .insertInto('groups')
-        .values({ parent_id: groupIds[parent]!, name: `g${i}`, name_key: `g${i}`, kind: '', description: null, path: '', created_at: now, updated_at: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      groupIds.push(Number(id));
-      paths.push(`${paths[parent]}${Number(id)}/`);
-      await db.updateTable('groups').set({ path: paths[i]! }).where('id', '=', Number(id)).execute();
-    }
+    const { groupIds } = await replaceGroupTree(db, await t.rootGroupId('demo'), w.parents);
     for (const m of w.memberships) {
       await db
         .insertInto('memberships')
