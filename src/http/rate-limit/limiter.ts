@@ -119,30 +119,68 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
     user: bucket(options.authenticatedLimit, `${options.keyPrefix}:rl:user`),
     address: bucket(options.unauthenticatedLimit, `${options.keyPrefix}:rl:addr`),
   };
-  const consumeSomewhere = async (entry: ReturnType<typeof bucket>, key: string) => {
+  const consumeSomewhere = async (entry: ReturnType<typeof bucket>, key: string, points: number) => {
     try {
-      return await entry.limiter.consume(key);
+      return await entry.limiter.consume(key, points);
     } catch (err) {
       if (err instanceof RateLimiterRes) throw err;
       options.onFallback?.(err);
-      return entry.fallback.consume(key);
+      return entry.fallback.consume(key, points);
     }
   };
-  return {
-    async consume(bucketName, key) {
-      const entry = limits[bucketName];
-      const { limit } = entry;
-      let result: RateLimiterRes;
-      let allowed = true;
-      try {
-        result = await consumeSomewhere(entry, key);
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        result = rejection;
-        allowed = false;
-      }
+  /** Counts `points` requests at once: the count after them, and whether the store refused them. */
+  const countTogether = async (entry: ReturnType<typeof bucket>, key: string, points: number) => {
+    try {
+      return { result: await consumeSomewhere(entry, key, points), refused: false };
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      return { result: rejection, refused: true };
+    }
+  };
+
+  // The requests of one event-loop turn that count against the same key are counted with one
+  // call (one INCRBY of their number in Redis's script), and each takes its own place in the
+  // count, in the order they asked: every request is counted exactly once, as before, and the
+  // headers stay exact across instances, but Redis sees one command per key and turn instead of
+  // one per request (see README, "Performance").
+  interface Waiting {
+    bucket: Bucket;
+    key: string;
+    answers: { resolve: (decision: RateDecision) => void; reject: (err: unknown) => void }[];
+  }
+  let waiting = new Map<string, Waiting>();
+  const countWaiting = async ({ bucket: bucketName, key, answers }: Waiting) => {
+    const entry = limits[bucketName];
+    try {
+      const { result, refused } = await countTogether(entry, key, answers.length);
       const nowMs = Date.now();
-      return decide(limit, result.consumedPoints, nowMs + result.msBeforeNext, nowMs, allowed);
+      // A refusal that is not about the count (a block) refuses them all.
+      const blocked = refused && result.consumedPoints <= entry.limit;
+      answers.forEach(({ resolve }, place) => {
+        const consumed = result.consumedPoints - (answers.length - 1 - place);
+        resolve(decide(entry.limit, Math.max(consumed, 0), nowMs + result.msBeforeNext, nowMs, !blocked && consumed <= entry.limit));
+      });
+    } catch (err) {
+      for (const { reject } of answers) reject(err);
+    }
+  };
+  const countAllWaiting = () => {
+    const turn = waiting;
+    waiting = new Map();
+    for (const entry of turn.values()) void countWaiting(entry);
+  };
+  return {
+    consume(bucketName, key) {
+      return new Promise<RateDecision>((resolve, reject) => {
+        if (waiting.size === 0) setImmediate(countAllWaiting);
+        const id = `${bucketName} ${key}`;
+        let entry = waiting.get(id);
+        if (!entry) {
+          entry = { bucket: bucketName, key, answers: [] };
+          waiting.set(id, entry);
+        }
+        entry.answers.push({ resolve, reject });
+      });
     },
   };
 }

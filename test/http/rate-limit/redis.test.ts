@@ -66,6 +66,36 @@ describe.runIf(REDIS_URL)('rate limits shared through Redis', () => {
     expect((await hit(first)).headers['x-ratelimit-reset']).toBe((await hit(second)).headers['x-ratelimit-reset']);
   });
 
+  it('counts concurrent requests of two instances each exactly once, together in few Redis calls', async () => {
+    const port = await freePort();
+    redisServers.push(await startRedis(port));
+    const env = { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: `test-${randomUUID()}`, RATE_LIMIT_UNAUTHENTICATED: '50' };
+    const first = await instance(env);
+    const second = await instance(env);
+    await waitFor(async () => (await hit(first)).headers['x-ratelimit-remaining'] === '49', 5000);
+    const { Redis } = await import('ioredis');
+    const probe = new Redis({ port });
+    const scriptCalls = async () => {
+      const stats = await probe.info('commandstats');
+      return ['eval', 'evalsha'].reduce((sum, command) => sum + Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
+    };
+    const callsBefore = await scriptCalls();
+
+    // 30 requests on each instance at once: 60 more for a budget of which 49 are left.
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => hit(i % 2 === 0 ? first : second)));
+    const remaining = answers.map((answer) => Number(answer.headers['x-ratelimit-remaining'])).sort((a, b) => b - a);
+    // Each request took its own place in the count: 48, 47, ..., 0 once each, then 0 for the 11 refused.
+    expect(remaining).toEqual([...Array.from({ length: 49 }, (_, i) => 48 - i), ...Array<number>(11).fill(0)]);
+    expect(answers.filter((answer) => answer.statusCode === 429)).toHaveLength(11);
+    expect(answers.filter((answer) => answer.statusCode === 401)).toHaveLength(49);
+    // The count in Redis holds every one of them: 1 + 60.
+    const [key] = await probe.keys(`${env.REDIS_KEY_PREFIX}:rl:addr*`);
+    expect(await probe.get(key!)).toBe('61');
+    // The requests that arrived in one turn of an instance's event loop went in one call.
+    expect((await scriptCalls()) - callsBefore).toBeLessThan(60);
+    probe.disconnect();
+  });
+
   it('keeps answering with per-process counters when Redis cannot be reached, and says so once', async () => {
     const port = await freePort();
     const logs = capturingLogger('warn');
