@@ -3,6 +3,7 @@
 // with a login token. Users share one precomputed password hash, so setting up 20,000 of them
 // takes seconds, not hours.
 import { get } from 'node:http';
+import { sql } from 'kysely';
 import { loadConfig } from '../dist/config.js';
 import { openStorage } from '../dist/server/first-start.js';
 import { createTenant } from '../dist/modules/tenants/rules.js';
@@ -56,7 +57,7 @@ export async function setupData(env, { tenants, usersPerTenant, benchTenant = tr
  * first region, who has a token. Returns the token, the region's id and the paths of every page
  * of `GET /api/people?group_id=<region>&below=true&limit=50`, read once by following the cursors.
  */
-export async function setupPeople(env, { people = 10_000, slug = 'people' } = {}) {
+export async function setupPeople(env, { people = 10_000, slug = 'people', width = 1 } = {}) {
   const { sortKey } = await import('../dist/lib/sort-key.js');
   const config = loadConfig(env);
   const storage = await openStorage(config);
@@ -78,10 +79,11 @@ export async function setupPeople(env, { people = 10_000, slug = 'people' } = {}
   const troops = [];
   for (let r = 1; r <= 4; r++) regions.push(await addGroup(root, `Region ${r}`));
   let troopCount = 0;
+  // `width` times as many districts and troops (and, with ten times the people, as many per troop).
   for (const [r, region] of regions.entries()) {
-    for (let d = 1; d <= 10; d++) {
+    for (let d = 1; d <= 10 * width; d++) {
       const district = await addGroup(region, `District ${r + 1}.${d}`);
-      for (let t = 1; t <= 9 && troopCount < 355; t++, troopCount++) troops.push(await addGroup(district, `Troop ${r + 1}.${d}.${t}`));
+      for (let t = 1; t <= 9 && troopCount < 355 * width; t++, troopCount++) troops.push(await addGroup(district, `Troop ${r + 1}.${d}.${t}`));
     }
   }
   const lastnames = ['Müller', 'Meier', 'Schmid', 'Keller', 'Weber', 'Huber', 'Schneider', 'Meyer', 'Steiner', 'Fischer', 'Gerber', 'Brunner', 'Baumann', 'Frei', 'Zimmermann', 'Moser', 'Widmer', 'Wyss', 'Graf', 'Roth', 'Émery', 'Løvik', 'de la Cruz', "O'Brien"];
@@ -105,7 +107,7 @@ export async function setupPeople(env, { people = 10_000, slug = 'people' } = {}
   }
   const memberships = [];
   ids.forEach((id, i) => memberships.push({ person_id: id, group_id: troops[i % troops.length].id, role_type: 'member' }));
-  for (let i = 0; i < 2000; i++) memberships.push({ person_id: ids[(i * 37) % ids.length], group_id: troops[(i * 11 + 5) % troops.length].id, role_type: 'assistant' });
+  for (let i = 0; i < people / 5; i++) memberships.push({ person_id: ids[(i * 37) % ids.length], group_id: troops[(i * 11 + 5) % troops.length].id, role_type: 'assistant' });
   for (let start = 0; start < memberships.length; start += BATCH) {
     await db
       .insertInto('memberships')
@@ -113,22 +115,31 @@ export async function setupPeople(env, { people = 10_000, slug = 'people' } = {}
       .execute();
   }
   const hash = await hashPassword(PASSWORD);
-  const leader = await db
-    .insertInto('users')
-    .values({
-      username: 'leader', email: 'leader@example.com', firstname: 'Region', lastname: 'Leader', lastname_key: 'leader', firstname_key: 'region',
-      gender_id: null, type_id: null, phonenumber: null, phonenumber_mobile: null, street: null, housenumber: null, zip: null, city: null,
-      is_vegetarian: 0, can_swimm: 0, password: hash, is_active: 1, birthday: null, created_at: now, updated_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db
-    .insertInto('memberships')
-    .values({ person_id: leader.id, group_id: regions[0].id, role_type: 'leader', label: null, start_on: '2020-01-01', end_on: null, created_at: now, updated_at: now })
-    .execute();
-  const token = (await issueToken(db, Number(leader.id), { tokenPrefix: '' })).plainTextToken;
+  /** A person with a login and a role on one group; their token. */
+  const withRole = async (username, firstname, lastname, groupId, roleType) => {
+    const person = await db
+      .insertInto('users')
+      .values({
+        username, email: `${username}@example.com`, firstname, lastname, lastname_key: sortKey(lastname), firstname_key: sortKey(firstname),
+        gender_id: null, type_id: null, phonenumber: null, phonenumber_mobile: null, street: null, housenumber: null, zip: null, city: null,
+        is_vegetarian: 0, can_swimm: 0, password: hash, is_active: 1, birthday: null, created_at: now, updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('memberships')
+      .values({ person_id: person.id, group_id: groupId, role_type: roleType, label: null, start_on: '2020-01-01', end_on: null, created_at: now, updated_at: now })
+      .execute();
+    return (await issueToken(db, Number(person.id), { tokenPrefix: '' })).plainTextToken;
+  };
+  const token = await withRole('leader', 'Region', 'Leader', regions[0].id, 'leader');
+  // An administrator of the whole tenant, for the CSV export of everyone.
+  const adminToken = await withRole('admin', 'Tenant', 'Admin', root.id, 'admin');
+  // PostgreSQL plans by its statistics of the tables. A running database has them (autovacuum
+  // gathers them within about a minute of a bulk load); the bench does not wait for that.
+  if (env.DATABASE_URL) await sql`analyze`.execute(db);
   await storage.close();
-  return { token, regionId: regions[0].id, host: `${slug}.localhost`, slug };
+  return { token, adminToken, regionId: regions[0].id, rootId: Number(root.id), host: `${slug}.localhost`, slug };
 }
 
 /** The paths of every page of the region's people, following next_cursor from the first page. */
@@ -243,19 +254,20 @@ export async function setupEvents(env, { storms = 3, stormPeople = 500, summaryP
  * Every scout registers for the event at once (one connection each), and the answers are timed:
  * the storm lasts until the last one is in. Returns the statuses and each request's milliseconds.
  */
-export async function registerStorm(baseUrl, { host, scoutTokens }, eventId) {
+export async function registerStorm(baseUrls, { host, scoutTokens }, eventId) {
   const { Agent, request } = await import('node:http');
   const agent = new Agent({ keepAlive: false, maxSockets: scoutTokens.length });
-  const url = new URL(`${baseUrl}/api/events/${eventId}/participations`);
+  // With several instances, the registrations are dealt out among them in turn.
+  const urls = baseUrls.map((baseUrl) => new URL(`${baseUrl}/api/events/${eventId}/participations`));
   const started = performance.now();
   const answers = await Promise.all(
     scoutTokens.map(
-      ({ id, token }) =>
+      ({ id, token }, i) =>
         new Promise((resolve) => {
           const sent = performance.now();
           const body = JSON.stringify({ person_id: id });
           const req = request(
-            url,
+            urls[i % urls.length],
             { method: 'POST', agent, headers: { host, accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(body) } },
             (response) => {
               response.resume();
@@ -269,6 +281,6 @@ export async function registerStorm(baseUrl, { host, scoutTokens }, eventId) {
   );
   const totalMs = performance.now() - started;
   agent.destroy();
-  const event = await getJson(`${baseUrl}/api/events/${eventId}`, { host, accept: 'application/json', authorization: `Bearer ${scoutTokens[0].token}` });
+  const event = await getJson(`${baseUrls[0]}/api/events/${eventId}`, { host, accept: 'application/json', authorization: `Bearer ${scoutTokens[0].token}` });
   return { answers, totalMs, event: event.body.data.event };
 }
