@@ -43,6 +43,7 @@ import { createTenantCalendar } from './modules/permissions/calendar.js';
 import { createRequestAccess } from './modules/permissions/request.js';
 import { createCursorCodec, cursorScope } from './http/paging.js';
 import { readOrCreateSetting } from './db/settings.js';
+import { serializerCompiler } from './http/serializer.js';
 
 const { version: SERVICE_VERSION } = createRequire(import.meta.url)('../package.json') as { version: string };
 const REDIS_CONNECT_WAIT_MS = 2000;
@@ -100,6 +101,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     routerOptions: { ignoreTrailingSlash: true },
   } as FastifyServerOptions) as unknown as FastifyInstance;
   app.server.maxConnections = config.maxConnections;
+  app.setSerializerCompiler(serializerCompiler);
   closeConnectionsWhenStopping(app);
   // Registered first, so its onSend hook runs after that of closeConnectionsWhenStopping.
   await app.register(batchedAnswers);
