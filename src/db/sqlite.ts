@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, SqliteQueryCompiler, type DatabaseConnection, type Driver, type QueryCompiler, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { OutboxRow } from './invalidation/queries.js';
+import { RowBuildingStatement } from './sqlite-rows.js';
 import { createInvalidationRelay } from './invalidation/relay.js';
 import { WriteWatchingDriver } from './invalidation/watched-driver.js';
 import { registryMigrations, tenantMigrationsFor, type TenantFacts } from './migrations/index.js';
@@ -41,9 +42,13 @@ function openConnection(path: string, options: { fileMustExist: boolean; setWal:
   return db;
 }
 
-/** A connection with its prepared statements kept: Kysely prepares every query anew. */
+/**
+ * A connection with its prepared statements kept: Kysely prepares every query anew. Kysely's
+ * statements read arrays (see sqlite-rows.ts), so they are kept apart from those of readNow.
+ */
 class OpenConnection {
   private readonly statements = new LRUCache<string, BetterSqlite3.Statement>({ max: PREPARED_STATEMENTS_PER_CONNECTION });
+  private readonly kyselyStatements = new LRUCache<string, RowBuildingStatement>({ max: PREPARED_STATEMENTS_PER_CONNECTION });
   constructor(readonly raw: BetterSqlite3.Database) {}
 
   prepare(sql: string): BetterSqlite3.Statement {
@@ -51,6 +56,15 @@ class OpenConnection {
     if (!statement) {
       statement = this.raw.prepare(sql);
       this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  prepareForKysely(sql: string): RowBuildingStatement {
+    let statement = this.kyselyStatements.get(sql);
+    if (!statement) {
+      statement = new RowBuildingStatement(this.raw.prepare(sql));
+      this.kyselyStatements.set(sql, statement);
     }
     return statement;
   }
@@ -104,7 +118,7 @@ export class SqliteFile implements SqliteDatabase {
   }
 
   prepare(sql: string): SqliteStatement {
-    return this.open().prepare(sql) as unknown as SqliteStatement;
+    return this.open().prepareForKysely(sql);
   }
 
   /** A prepared statement to run synchronously (storage.readNow: the hot path skips Kysely's promises). */

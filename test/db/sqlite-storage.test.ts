@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSqliteStorage } from '../../src/db/sqlite.js';
 import type { Storage } from '../../src/db/storage.js';
@@ -149,5 +150,39 @@ describe('SQLite storage', () => {
     await expect(db.insertInto('users').values({ ...copy, username: 'aLiCe', email: 'x@example.com' }).execute()).rejects.toThrow(
       /UNIQUE/,
     );
+  });
+
+  it("reads through Kysely the rows better-sqlite3 itself gives: every column, value and type, in order", async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-sqlite-'));
+    storage = createSqliteStorage({ dataDir, tenantCacheSize: 10 });
+    await migrateAll(storage);
+    await createTenant(storage, 'acme');
+    const db = storage.tenantDb('acme');
+    await createUser(db, { username: 'alice', email: 'alice@example.com', firstname: 'Alice', lastname: 'Ä', password: 'password1', zip: null, can_swimm: true });
+    await createUser(db, { username: 'bob', email: 'bob@example.com', firstname: 'Bob', lastname: 'B', password: 'password1', gender_id: 2 });
+    const own = new BetterSqlite3(join(dataDir, 'tenants', 'acme.sqlite'), { readonly: true });
+    try {
+      const queries = [
+        'select * from users order by id',
+        // Repeated names: the later column wins, in both.
+        'select u.id, u.firstname as name, u.lastname as name, count(*) over () as "count(*)", 1.5 as half, x\'00ff\' as bytes, null as empty from users u order by id',
+      ];
+      for (const query of queries) {
+        const ours = (await sql.raw(query).execute(db)).rows;
+        const theirs = own.prepare(query).all();
+        expect(ours).toEqual(theirs);
+        expect(ours.map((row) => Object.keys(row as object))).toEqual(theirs.map((row) => Object.keys(row as object)));
+      }
+      // A column named __proto__ is a property like any other (better-sqlite3 would set the prototype).
+      const [odd] = (await sql.raw('select id as "__proto__", username from users order by id').execute(db)).rows as object[];
+      expect(Object.keys(odd!)).toEqual(['__proto__', 'username']);
+      expect(Object.getPrototypeOf(odd)).toBe(Object.prototype);
+      // Rows streamed (the CSV export) are built the same way.
+      const streamed = [];
+      for await (const row of db.selectFrom('users').selectAll().orderBy('id').stream()) streamed.push(row);
+      expect(streamed).toEqual(own.prepare('select * from users order by id').all());
+    } finally {
+      own.close();
+    }
   });
 });
