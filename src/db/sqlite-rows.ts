@@ -30,17 +30,35 @@ export function rowBuilder(names: readonly string[]): RowOf {
 /** A prepared statement as Kysely's SQLite driver uses it, reading rows through rowBuilder. */
 export class RowBuildingStatement implements SqliteStatement {
   readonly reader: boolean;
-  private readonly rowOf: RowOf | null;
+  private rowOf: RowOf | null = null;
+  private width = 0;
 
   constructor(private readonly statement: BetterSqlite3.Statement) {
     this.reader = statement.reader;
-    this.rowOf = statement.reader ? rowBuilder(statement.columns().map((column) => column.name)) : null;
-    if (statement.reader) statement.raw(true);
+    if (statement.reader) {
+      statement.raw(true);
+      this.learnColumns();
+    }
+  }
+
+  /**
+   * SQLite prepares a statement again by itself when a table it reads changed (a migration):
+   * `select *` then has other columns, so the builder follows when the width differs.
+   */
+  private learnColumns(): RowOf {
+    const names = this.statement.columns().map((column) => column.name);
+    this.width = names.length;
+    this.rowOf = rowBuilder(names);
+    return this.rowOf;
+  }
+
+  private builderFor(values: unknown[] | undefined): RowOf {
+    return values !== undefined && values.length !== this.width ? this.learnColumns() : this.rowOf!;
   }
 
   all(parameters: readonly unknown[]): unknown[] {
     const values = this.statement.all(parameters) as unknown[][];
-    const rowOf = this.rowOf!;
+    const rowOf = this.builderFor(values[0]);
     const rows = new Array<Row>(values.length);
     for (let i = 0; i < values.length; i++) rows[i] = rowOf(values[i]!);
     return rows;
@@ -51,7 +69,10 @@ export class RowBuildingStatement implements SqliteStatement {
   }
 
   *iterate(parameters: readonly unknown[]): IterableIterator<unknown> {
-    const rowOf = this.rowOf!;
-    for (const values of this.statement.iterate(parameters) as IterableIterator<unknown[]>) yield rowOf(values);
+    let rowOf: RowOf | null = null;
+    for (const values of this.statement.iterate(parameters) as IterableIterator<unknown[]>) {
+      rowOf ??= this.builderFor(values);
+      yield rowOf(values);
+    }
   }
 }

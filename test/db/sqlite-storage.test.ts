@@ -177,6 +177,11 @@ describe('SQLite storage', () => {
       const [odd] = (await sql.raw('select id as "__proto__", username from users order by id').execute(db)).rows as object[];
       expect(Object.keys(odd!)).toEqual(['__proto__', 'username']);
       expect(Object.getPrototypeOf(odd)).toBe(Object.prototype);
+      // A table changed under a kept statement (a migration): its rows follow the new columns.
+      await sql.raw('alter table users add column extra text default \'x\'').execute(db);
+      const widened = (await sql.raw('select * from users order by id').execute(db)).rows as Record<string, unknown>[];
+      expect(widened.map((row) => row.extra)).toEqual(['x', 'x']);
+      expect(widened).toEqual(own.prepare('select * from users order by id').all());
       // Rows streamed (the CSV export) are built the same way.
       const streamed = [];
       for await (const row of db.selectFrom('users').selectAll().orderBy('id').stream()) streamed.push(row);
