@@ -27,38 +27,49 @@ export function rowBuilder(names: readonly string[]): RowOf {
   return new Function('values', `return { ${fields} };`) as RowOf;
 }
 
-/** A prepared statement as Kysely's SQLite driver uses it, reading rows through rowBuilder. */
+/** What a statement needs of its connection: preparing, and the schema's version. */
+export interface StatementSource {
+  prepare(sql: string): BetterSqlite3.Statement;
+  /** PRAGMA schema_version: SQLite raises it with every change of a table, in any process. */
+  schemaVersion(): number;
+}
+
+/**
+ * A prepared statement as Kysely's SQLite driver uses it, reading rows through rowBuilder.
+ *
+ * SQLite prepares a statement again by itself when a table it reads changed (a migration by
+ * another process: the command line, a newer instance), and `select *` then has other columns,
+ * possibly as many in another order. So the builder is tied to the schema version it was made
+ * under: a read runs between two looks at the version (2 us each); a new version before it makes
+ * the builder again from the statement's columns, and a change during it repeats the read in
+ * object mode, where better-sqlite3 names every value itself.
+ */
 export class RowBuildingStatement implements SqliteStatement {
   readonly reader: boolean;
+  private readonly statement: BetterSqlite3.Statement;
   private rowOf: RowOf | null = null;
-  private width = 0;
+  /** The schema version the builder's names were read under; -1 before the first read. */
+  private builtUnder = -1;
 
-  constructor(private readonly statement: BetterSqlite3.Statement) {
-    this.reader = statement.reader;
-    if (statement.reader) {
-      statement.raw(true);
-      this.learnColumns();
-    }
-  }
-
-  /**
-   * SQLite prepares a statement again by itself when a table it reads changed (a migration):
-   * `select *` then has other columns, so the builder follows when the width differs.
-   */
-  private learnColumns(): RowOf {
-    const names = this.statement.columns().map((column) => column.name);
-    this.width = names.length;
-    this.rowOf = rowBuilder(names);
-    return this.rowOf;
-  }
-
-  private builderFor(values: unknown[] | undefined): RowOf {
-    return values !== undefined && values.length !== this.width ? this.learnColumns() : this.rowOf!;
+  constructor(
+    private readonly source: StatementSource,
+    private readonly sql: string,
+  ) {
+    this.statement = source.prepare(sql);
+    this.reader = this.statement.reader;
+    if (this.reader) this.statement.raw(true);
   }
 
   all(parameters: readonly unknown[]): unknown[] {
+    const before = this.source.schemaVersion();
     const values = this.statement.all(parameters) as unknown[][];
-    const rowOf = this.builderFor(values[0]);
+    if (before !== this.builtUnder) {
+      // After a run: a statement SQLite prepared again in it names its new columns only then.
+      this.rowOf = rowBuilder(this.statement.columns().map((column) => column.name));
+      this.builtUnder = before;
+    }
+    if (this.source.schemaVersion() !== before) return this.source.prepare(this.sql).all(parameters);
+    const rowOf = this.rowOf!;
     const rows = new Array<Row>(values.length);
     for (let i = 0; i < values.length; i++) rows[i] = rowOf(values[i]!);
     return rows;
@@ -68,11 +79,8 @@ export class RowBuildingStatement implements SqliteStatement {
     return this.statement.run(parameters);
   }
 
-  *iterate(parameters: readonly unknown[]): IterableIterator<unknown> {
-    let rowOf: RowOf | null = null;
-    for (const values of this.statement.iterate(parameters) as IterableIterator<unknown[]>) {
-      rowOf ??= this.builderFor(values);
-      yield rowOf(values);
-    }
+  /** Streaming (no route streams through Kysely): better-sqlite3's own rows, always named right. */
+  iterate(parameters: readonly unknown[]): IterableIterator<unknown> {
+    return this.source.prepare(this.sql).iterate(parameters);
   }
 }

@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, SqliteQueryCompiler, type DatabaseConnection, type Driver, type QueryCompiler, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { OutboxRow } from './invalidation/queries.js';
-import { RowBuildingStatement } from './sqlite-rows.js';
+import { RowBuildingStatement, type StatementSource } from './sqlite-rows.js';
 import { createInvalidationRelay } from './invalidation/relay.js';
 import { WriteWatchingDriver } from './invalidation/watched-driver.js';
 import { registryMigrations, tenantMigrationsFor, type TenantFacts } from './migrations/index.js';
@@ -49,7 +49,13 @@ function openConnection(path: string, options: { fileMustExist: boolean; setWal:
 class OpenConnection {
   private readonly statements = new LRUCache<string, BetterSqlite3.Statement>({ max: PREPARED_STATEMENTS_PER_CONNECTION });
   private readonly kyselyStatements = new LRUCache<string, RowBuildingStatement>({ max: PREPARED_STATEMENTS_PER_CONNECTION });
-  constructor(readonly raw: BetterSqlite3.Database) {}
+  private readonly schemaVersionStatement: BetterSqlite3.Statement;
+  /** For RowBuildingStatement: fresh statements (object mode) and the schema's version. */
+  private readonly source: StatementSource;
+  constructor(readonly raw: BetterSqlite3.Database) {
+    this.schemaVersionStatement = raw.prepare('pragma schema_version').pluck();
+    this.source = { prepare: (sql) => raw.prepare(sql), schemaVersion: () => this.schemaVersionStatement.get() as number };
+  }
 
   prepare(sql: string): BetterSqlite3.Statement {
     let statement = this.statements.get(sql);
@@ -63,7 +69,7 @@ class OpenConnection {
   prepareForKysely(sql: string): RowBuildingStatement {
     let statement = this.kyselyStatements.get(sql);
     if (!statement) {
-      statement = new RowBuildingStatement(this.raw.prepare(sql));
+      statement = new RowBuildingStatement(this.source, sql);
       this.kyselyStatements.set(sql, statement);
     }
     return statement;
