@@ -40,6 +40,7 @@ import peopleRoutes from './modules/people/routes.js';
 import eventRoutes from './modules/events/routes.js';
 import participationRoutes from './modules/participations/routes.js';
 import { createTenantCalendar } from './modules/permissions/calendar.js';
+import { createRoleMemory } from './modules/permissions/memory.js';
 import { createRequestAccess } from './modules/permissions/request.js';
 import { createCursorCodec, cursorScope } from './http/paging.js';
 import { readOrCreateSetting } from './db/settings.js';
@@ -169,7 +170,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(tenantRoutes, { storage });
       // groups.md: the group administration core.
       const cursorsOf = (request: FastifyRequest) => cursors.scoped(cursorScope(request.tenant.slug, request.query as Record<string, unknown>));
-      const resources = { cursorsOf, accessOf: createRequestAccess(createTenantCalendar(storage, deps.now)) };
+      const roleMemory = createRoleMemory({ writes: (tenant) => storage.invalidations.writes(tenant) });
+      const resources = { cursorsOf, accessOf: createRequestAccess(createTenantCalendar(storage, deps.now), roleMemory) };
       await api.register(groupRoutes, resources);
       await api.register(roleTypeRoutes, resources);
       await api.register(membershipRoutes, resources);

@@ -28,6 +28,12 @@ export interface Invalidations {
   relay(tenant: string, seen?: OutboxRow[]): Promise<void>;
   /** Relays again what could not be relayed; rejects while that still fails. */
   retryPending(): Promise<void>;
+  /**
+   * How many finished writes to the tenant this process has relayed (or begun to): it grows
+   * before the writer goes on, so a cache that notes it before a read knows whether a write of
+   * this process has finished since (modules/permissions/memory.ts).
+   */
+  writes(tenant: string): number;
 }
 
 export interface RelayOptions {
@@ -52,6 +58,7 @@ export function createInvalidationRelay({ registry, dialect, tenantDb }: RelayOp
   const listeners = new Set<(change: CacheChange) => void>();
   const relays = new Map<string, TenantRelay>();
   const pending = new Set<string>();
+  const writeCounts = new Map<string, number>();
   let lastFailure: unknown;
 
   const relayOnce = async (tenant: string) => {
@@ -107,6 +114,7 @@ export function createInvalidationRelay({ registry, dialect, tenantDb }: RelayOp
   };
 
   const relay = (tenant: string, seen: OutboxRow[] = []): Promise<void> => {
+    writeCounts.set(tenant, (writeCounts.get(tenant) ?? 0) + 1);
     tell(tenant, seen);
     let state = relays.get(tenant);
     if (!state) relays.set(tenant, (state = {}));
@@ -130,5 +138,6 @@ export function createInvalidationRelay({ registry, dialect, tenantDb }: RelayOp
       for (const tenant of [...pending]) await relay(tenant);
       if (pending.size > 0) throw lastFailure;
     },
+    writes: (tenant) => writeCounts.get(tenant) ?? 0,
   };
 }

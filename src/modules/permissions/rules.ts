@@ -7,9 +7,9 @@ type TenantDb = Kysely<TenantDatabase>;
 
 /**
  * What one person may do today, for one request: the rule of groups.md section 2 over their
- * memberships, read once (one indexed query) and asked as often as the request needs. Nothing is
- * cached between requests, so an ended membership or a changed role type acts at once on every
- * instance, and at midnight in the tenant's time zone without any write.
+ * memberships, asked as often as the request needs. The memberships themselves may come from the
+ * role memory (memory.ts: at most a second old, and never older than this process's own writes);
+ * the day is the request's, so an ended membership stops acting at midnight without any write.
  */
 export interface Access {
   personId: number;
@@ -21,8 +21,14 @@ export interface Access {
   groupsWith(needed: Permission): { subtreePaths: string[]; groupIds: number[] };
 }
 
+/** The person's Access on `day`, read from the database now. */
 export async function accessOf(db: TenantDb, personId: number, day: Day): Promise<Access> {
   const [roles, root] = await Promise.all([rolesOfPerson(db, personId), rootGroup(db)]);
+  return accessFrom(personId, day, { roles, root });
+}
+
+/** The Access that these memberships give on `day`. */
+export function accessFrom(personId: number, day: Day, { roles, root }: { roles: readonly RoleRow[]; root: Access['root'] }): Access {
   const active = roles.filter((role) => isActiveOn(role, day));
   return {
     personId,

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toDbTimestamp } from '../../../src/lib/time.js';
+import { createRoleMemory, ROLES_KEPT_MS } from '../../../src/modules/permissions/memory.js';
+import { openStorage } from '../../../src/server/first-start.js';
+import type { Storage } from '../../../src/db/storage.js';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+
+/**
+ * The role memory keeps a caller's memberships between requests. Issue 20: a changed permission
+ * acts within a second; this process's own writes act at once.
+ */
+describe('role memory', () => {
+  let t: TestApp;
+  /** The same database opened a second time: another instance, or the CLI. */
+  let otherProcess: Storage;
+  let root: number;
+  let clock = 0;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    otherProcess = await openStorage(t.config);
+    root = await t.rootGroupId('demo');
+  });
+  afterAll(async () => {
+    await otherProcess.close();
+    await t.close();
+  });
+
+  const memoryOf = (storage: Storage) => createRoleMemory({ writes: (tenant) => storage.invalidations.writes(tenant), now: () => clock });
+  const grantElsewhere = async (personId: number) => {
+    const now = toDbTimestamp(new Date());
+    await otherProcess
+      .tenantDb('demo')
+      .insertInto('memberships')
+      .values({ person_id: personId, group_id: root, role_type: 'leader', label: null, start_on: '2000-01-01', end_on: null, created_at: now, updated_at: now })
+      .execute();
+  };
+
+  it('sees a change by another process once a second has passed since its read, not before', async () => {
+    const memory = memoryOf(t.storage);
+    const person = await t.addUser('demo', { username: 'remembered' });
+    clock = 10_000;
+    const factsNow = () => memory.factsOf('demo', t.storage.tenantDb('demo'), person.id);
+    expect((await factsNow()).roles).toEqual([]);
+    expect((await factsNow()).root.id).toBe(root);
+    await grantElsewhere(person.id);
+    clock += ROLES_KEPT_MS - 1;
+    expect((await factsNow()).roles).toEqual([]);
+    clock += 1;
+    expect((await factsNow()).roles).toMatchObject([{ groupId: root, permission: 'write' }]);
+  });
+
+  it('sees a write of its own process at once, to any table of the tenant', async () => {
+    const memory = memoryOf(t.storage);
+    const person = await t.addUser('demo', { username: 'ownwrite' });
+    clock = 50_000;
+    const factsNow = () => memory.factsOf('demo', t.storage.tenantDb('demo'), person.id);
+    expect((await factsNow()).roles).toEqual([]);
+    await t.grant('demo', person.id, root, 'leader');
+    expect((await factsNow()).roles).toMatchObject([{ groupId: root, permission: 'write' }]);
+    // Ended through this process: gone on the next read, with the clock standing still.
+    await t.storage.tenantDb('demo').updateTable('memberships').set({ end_on: '2000-01-02' }).where('person_id', '=', person.id).execute();
+    expect((await factsNow()).roles).toMatchObject([{ endOn: '2000-01-02' }]);
+  });
+
+  it('does not keep a read that a write of its own overlapped', async () => {
+    const memory = memoryOf(t.storage);
+    const person = await t.addUser('demo', { username: 'overlapped' });
+    clock = 90_000;
+    const factsNow = () => memory.factsOf('demo', t.storage.tenantDb('demo'), person.id);
+    // The read starts before the write finishes; it may see the table before or after the write.
+    const [, overlapping] = await Promise.all([t.grant('demo', person.id, root, 'member'), factsNow()]);
+    expect(overlapping.roles.length).toBeLessThanOrEqual(1);
+    expect((await factsNow()).roles).toHaveLength(1);
+  });
+
+  it('keeps the callers of each tenant apart', async () => {
+    const memory = memoryOf(t.storage);
+    await t.addTenant('second');
+    const there = await t.addUser('second', { username: 'secondadmin' });
+    const secondRoot = await t.rootGroupId('second');
+    clock = 120_000;
+    await t.grant('second', there.id, secondRoot, 'admin');
+    // The same id in both tenants: the first tenant's person of that id is someone else.
+    const secondFacts = await memory.factsOf('second', t.storage.tenantDb('second'), there.id);
+    const demoFacts = await memory.factsOf('demo', t.storage.tenantDb('demo'), there.id);
+    expect(secondFacts).toMatchObject({ roles: [{ permission: 'admin', groupId: secondRoot }], root: { id: secondRoot } });
+    expect(demoFacts.roles.map((role) => role.permission)).not.toContain('admin');
+    expect(demoFacts.root.id).toBe(root);
+  });
+});
