@@ -22,7 +22,7 @@ describe('benchmark script', () => {
     // The servers ran with the Node flags of `npm start`, so the numbers are those of `npm start`.
     const startScript: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;
     const recorded = JSON.parse(readFileSync(written, 'utf8'));
-    expect(recorded.options.nodeFlags).toContain('--max-semi-space-size=4');
+    expect(recorded.options.nodeFlags).toContainEqual(expect.stringMatching(/^--max-semi-space-size=\d+$/));
     expect(startScript).toBe(`node ${recorded.options.nodeFlags.join(' ')} dist/server.js`);
   }, 150_000);
 });
