@@ -3,7 +3,7 @@ import { toDbTimestamp } from '../../../src/lib/time.js';
 import { createRoleMemory, ROLES_KEPT_MS } from '../../../src/modules/permissions/memory.js';
 import { openStorage } from '../../../src/server/first-start.js';
 import type { Storage } from '../../../src/db/storage.js';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 
 /**
  * The role memory keeps a caller's memberships between requests. Issue 20: a changed permission
@@ -63,15 +63,75 @@ describe('role memory', () => {
     expect((await factsNow()).roles).toMatchObject([{ endOn: '2000-01-02' }]);
   });
 
-  it('does not keep a read that a write of its own overlapped', async () => {
-    const memory = memoryOf(t.storage);
+  it('notes the count of writes before it reads, so a read that a write overlapped is not kept', async () => {
+    let writes = 0;
+    const events: string[] = [];
+    const memory = createRoleMemory({
+      writes: () => {
+        events.push('count');
+        return writes;
+      },
+      now: () => clock,
+    });
     const person = await t.addUser('demo', { username: 'overlapped' });
     clock = 90_000;
-    const factsNow = () => memory.factsOf('demo', t.storage.tenantDb('demo'), person.id);
-    // The read starts before the write finishes; it may see the table before or after the write.
-    const [, overlapping] = await Promise.all([t.grant('demo', person.id, root, 'member'), factsNow()]);
-    expect(overlapping.roles.length).toBeLessThanOrEqual(1);
-    expect((await factsNow()).roles).toHaveLength(1);
+    const db = t.storage.tenantDb('demo');
+    // A handle that counts a write finishing while the read is under way, as a write of this
+    // process between the read's start and its answer would.
+    const overlapped = db.withPlugin({
+      transformQuery: ({ node }) => {
+        events.push('query');
+        writes++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    await memory.factsOf('demo', overlapped, person.id);
+    expect(events.slice(0, 2)).toEqual(['count', 'query']);
+    // The count moved during the read: the next request reads again, and that read is kept.
+    const counted = db.withPlugin({
+      transformQuery: ({ node }) => {
+        events.push('query');
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    events.length = 0;
+    await memory.factsOf('demo', counted, person.id);
+    expect(events).toEqual(['count', 'query', 'query']);
+    events.length = 0;
+    await memory.factsOf('demo', counted, person.id);
+    expect(events).toEqual(['count']);
+  });
+
+  it('does not keep a read that failed', async () => {
+    const memory = memoryOf(t.storage);
+    const person = await t.addUser('demo', { username: 'failedread' });
+    clock = 100_000;
+    const broken = t.storage.tenantDb('demo').withTables<{ nothing: { id: number } }>().withPlugin({
+      transformQuery: () => {
+        throw new Error('the database is away');
+      },
+      transformResult: async ({ result }) => result,
+    });
+    await expect(memory.factsOf('demo', broken, person.id)).rejects.toThrow('the database is away');
+    expect((await memory.factsOf('demo', t.storage.tenantDb('demo'), person.id)).root.id).toBe(root);
+  });
+
+  it('is what the app uses: a membership ended through the API stops acting on the next request', async () => {
+    const admin = await t.addUser('demo', { username: 'memoryadmin' });
+    await t.grant('demo', admin.id, root, 'admin');
+    const leader = await t.addUser('demo', { username: 'memoryleader' });
+    const membership = await t.grant('demo', leader.id, root, 'leader');
+    const [adminToken, leaderToken] = [await t.login('demo', 'memoryadmin', PASSWORD), await t.login('demo', 'memoryleader', PASSWORD)];
+    const call = (token: string, method: 'POST' | 'PATCH', url: string, payload: object) =>
+      t.app.inject({ method, url: `/api${url}`, headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${token}` }, payload });
+    // The leader's roles are read, and remembered, by this request.
+    expect((await call(leaderToken, 'POST', '/groups', { parent_id: root, name: 'Before' })).statusCode).toBe(201);
+    const ended = await call(adminToken, 'PATCH', `/memberships/${membership}`, { end_on: '2001-01-01' });
+    expect(ended.statusCode).toBe(200);
+    // No waiting: the write went through this process.
+    expect((await call(leaderToken, 'POST', '/groups', { parent_id: root, name: 'After' })).statusCode).toBe(403);
   });
 
   it('keeps the callers of each tenant apart', async () => {
