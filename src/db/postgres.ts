@@ -84,7 +84,7 @@ class TenantDialect extends PostgresDialect {
   constructor(
     config: PostgresDialectConfig,
     private readonly schema: string,
-    private readonly afterWrites: (seen: OutboxRow[]) => Promise<void>,
+    private readonly afterWrites: (seen: OutboxRow[], announced: boolean) => Promise<void>,
   ) {
     super(config);
   }
@@ -131,7 +131,7 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
     if (!db) {
       // Never destroyed: destroying it would end the shared pool (root.destroy() does that).
       const schema = tenantSchema(slug);
-      const own = new Kysely<unknown>({ dialect: new TenantDialect({ pool }, schema, (seen) => invalidations.relay(slug, seen)) });
+      const own = new Kysely<unknown>({ dialect: new TenantDialect({ pool }, schema, (seen, announced) => invalidations.afterWrite(slug, seen, announced)) });
       db = own.withSchema(schema) as unknown as Kysely<TenantDatabase>;
       handles.set(slug, db);
     }

@@ -213,8 +213,8 @@ const sharedQueryCompiler = new SqliteQueryCompiler();
 class SqliteFileDialect extends SqliteDialect {
   constructor(
     private readonly file: SqliteFile,
-    /** For tenant files: relays the outbox after every write (db/invalidation). */
-    private readonly afterWrites?: (seen: OutboxRow[]) => Promise<void>,
+    /** For tenant files: counts every write, and relays the outbox after those that may announce (db/invalidation). */
+    private readonly afterWrites?: (seen: OutboxRow[], announced: boolean) => Promise<void>,
   ) {
     super({ database: file });
   }
@@ -233,7 +233,7 @@ class SqliteFileDialect extends SqliteDialect {
 /** The file behind each Kysely instance of this storage, for readNow. */
 const filesOfKysely = new WeakMap<object, SqliteFile>();
 
-const kyselyFor = <T>(file: SqliteFile, afterWrites?: (seen: OutboxRow[]) => Promise<void>): Kysely<T> => {
+const kyselyFor = <T>(file: SqliteFile, afterWrites?: (seen: OutboxRow[], announced: boolean) => Promise<void>): Kysely<T> => {
   const db = new Kysely<T>({ dialect: new SqliteFileDialect(file, afterWrites) });
   filesOfKysely.set(db, file);
   return db;
@@ -286,7 +286,7 @@ export function createSqliteStorage({ dataDir, tenantCacheSize, idleSweepMs = ID
     let tenant = tenants.get(slug);
     if (!tenant) {
       const file = new SqliteFile(join(tenantDir, `${slug}.sqlite`), openSet);
-      tenant = { db: kyselyFor<TenantDatabase>(file, (seen) => invalidations.relay(slug, seen)), file };
+      tenant = { db: kyselyFor<TenantDatabase>(file, (seen, announced) => invalidations.afterWrite(slug, seen, announced)), file };
       tenants.set(slug, tenant);
     }
     return tenant;

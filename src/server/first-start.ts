@@ -82,7 +82,8 @@ export function printFirstStart(config: Config, account: FirstStartAccount, port
 
 /**
  * A process that died between a commit and its relay left the change in the tenant's outbox:
- * relayed once per start, in the background (the next write to that tenant relays it too; until
+ * relayed once per start, in the background (the next write to that tenant that names users or
+ * tokens relays it too; until
  * then the other instances re-read a remembered token row at most TOKEN_ROW_MAX_AGE_MS old).
  */
 export function relayLeftovers(storage: Storage, log: Logger): { done: Promise<void>; cancel(): void } {

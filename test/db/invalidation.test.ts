@@ -97,4 +97,30 @@ describe('changes to cached rows are announced by the database', () => {
     expect(heard).toEqual([]);
     expect(await db.selectFrom('cache_changes').selectAll().execute()).toEqual([]);
   });
+
+  it('reads the outbox only after writes that name users or tokens, and counts every write', async () => {
+    const db = t.storage.tenantDb('demo');
+    const alice = await t.addUser('demo');
+    // A change another process committed but could not relay (it died): still in the outbox.
+    await db.insertInto('cache_changes').values({ user_id: alice.id, token_id: null }).execute();
+    const writesBefore = t.storage.invalidations.writes('demo');
+    const root = await t.rootGroupId('demo');
+    await db.updateTable('groups').set({ description: 'on its own' }).where('id', '=', root).execute();
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('groups').set({ description: 'in a transaction' }).where('id', '=', root).execute();
+    });
+    // Nothing these writes did can be in the outbox: it is not read for them, but they count.
+    expect(heard).toEqual([]);
+    expect(t.storage.invalidations.writes('demo')).toBe(writesBefore + 2);
+    // A write that names users reads it, and relays what waited there with its own change.
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('groups').set({ description: 'with a user' }).where('id', '=', root).execute();
+      await trx.updateTable('users').set({ city: 'Genf' }).where('id', '=', alice.id).execute();
+    });
+    expect(heard).toEqual([
+      { tenant: 'demo', userId: alice.id, tokenId: null },
+      { tenant: 'demo', userId: alice.id, tokenId: null },
+    ]);
+    expect(await db.selectFrom('cache_changes').selectAll().execute()).toEqual([]);
+  });
 });

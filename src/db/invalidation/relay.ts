@@ -12,7 +12,8 @@ const TOLD_KEEP_MS = 60_000;
  * 1. Triggers in each tenant database (migration 2026-11-23T10-00-00) write every update or
  *    deletion of a cached row into the tenant's outbox, `cache_changes`, inside the writing
  *    transaction: a change cannot commit without its announcement.
- * 2. After the writing connection is released, the storage relays the outbox (WriteWatchingDriver):
+ * 2. After a writing connection that may have announced a change is released, the storage relays
+ *    the outbox (WriteWatchingDriver; a write that names neither cached table is only counted):
  *    this process's caches forget at once, then the changes are appended to the registry's feed,
  *    which every other instance reads (feed.ts), and the outbox rows are deleted.
  * A relay that fails (registry away) leaves its rows in the outbox and is retried by the feed.
@@ -26,11 +27,16 @@ export interface Invalidations {
    * (another process may relay them first).
    */
   relay(tenant: string, seen?: OutboxRow[]): Promise<void>;
+  /**
+   * A write to the tenant has finished (its connection was given back): relays the outbox when
+   * one of its statements may have announced a change, and counts it either way (`writes`).
+   */
+  afterWrite(tenant: string, seen: OutboxRow[], announced: boolean): Promise<void>;
   /** Relays again what could not be relayed; rejects while that still fails. */
   retryPending(): Promise<void>;
   /**
-   * How many finished writes to the tenant this process has relayed (or begun to): it grows
-   * before the writer goes on, so a cache that notes it before a read knows whether a write of
+   * How many writes to the tenant this process has finished (whether or not they announced a
+   * change): it grows before the writer goes on, so a cache that notes it before a read knows whether a write of
    * this process has finished since (modules/permissions/memory.ts).
    */
   writes(tenant: string): number;
@@ -113,8 +119,9 @@ export function createInvalidationRelay({ registry, dialect, tenantDb }: RelayOp
     }
   };
 
+  const countWrite = (tenant: string) => void writeCounts.set(tenant, (writeCounts.get(tenant) ?? 0) + 1);
   const relay = (tenant: string, seen: OutboxRow[] = []): Promise<void> => {
-    writeCounts.set(tenant, (writeCounts.get(tenant) ?? 0) + 1);
+    countWrite(tenant);
     tell(tenant, seen);
     let state = relays.get(tenant);
     if (!state) relays.set(tenant, (state = {}));
@@ -137,6 +144,11 @@ export function createInvalidationRelay({ registry, dialect, tenantDb }: RelayOp
     async retryPending() {
       for (const tenant of [...pending]) await relay(tenant);
       if (pending.size > 0) throw lastFailure;
+    },
+    afterWrite(tenant, seen, announced) {
+      if (announced) return relay(tenant, seen);
+      countWrite(tenant);
+      return Promise.resolve();
     },
     writes: (tenant) => writeCounts.get(tenant) ?? 0,
   };

@@ -15,6 +15,16 @@ const WRITE = /^\s*(insert|update|delete|replace|merge|with)\b/i;
 const isOutboxCleanup = (query: CompiledQuery): boolean =>
   query.sql.startsWith('delete from') && query.sql.includes('"cache_changes"');
 
+/**
+ * Statements that may announce a change: only updates and deletions of users and tokens do
+ * (their triggers write the outbox, migration 2026-11-23T10-00-00, and nothing cascades into
+ * those tables). Read by their text, and generously: any statement that names either table (on
+ * PostgreSQL `"tenant_x"."users"`; a schema `tenant_users` does not count, `_` being part of a word).
+ * A write that names neither (a registration, a group, a change record) has nothing to read
+ * from the outbox, before its commit or after it.
+ */
+const MAY_ANNOUNCE = /\b(users|personal_access_tokens)\b/i;
+
 const BEGIN = CompiledQuery.raw('begin');
 const COMMIT = CompiledQuery.raw('commit');
 const ROLLBACK = CompiledQuery.raw('rollback');
@@ -26,6 +36,8 @@ const ROLLBACK = CompiledQuery.raw('rollback');
  */
 class WatchedConnection implements DatabaseConnection {
   wrote = false;
+  /** A write of this connection may have announced a change (MAY_ANNOUNCE). */
+  announced = false;
   inTransaction = false;
   /** The outbox as this connection's last write saw it before committing. */
   seen: OutboxRow[] = [];
@@ -39,9 +51,11 @@ class WatchedConnection implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const watched = WRITE.test(query.sql) && !isOutboxCleanup(query) && this.watching();
     if (!watched) return this.inner.executeQuery<R>(query);
-    if (this.inTransaction) {
+    const announces = MAY_ANNOUNCE.test(query.sql);
+    if (this.inTransaction || !announces) {
       const result = await this.inner.executeQuery<R>(query);
       this.wrote = true;
+      if (announces) this.announced = true;
       return result;
     }
     // A write on its own: in a transaction of its own, so that its outbox rows can be read first.
@@ -51,6 +65,7 @@ class WatchedConnection implements DatabaseConnection {
       await this.readOutbox();
       await this.inner.executeQuery(COMMIT);
       this.wrote = true;
+      this.announced = true;
       return result;
     } catch (err) {
       await this.inner.executeQuery(ROLLBACK).catch(() => undefined);
@@ -69,9 +84,10 @@ class WatchedConnection implements DatabaseConnection {
 
 /**
  * Wraps a tenant database's driver so that, whenever a connection that changed rows is given
- * back (after its transaction committed or rolled back, or after a single statement), the
- * tenant's outbox is relayed before the write's caller goes on. Every write path, however it is
- * written, passes here: no route or command announces a change by hand.
+ * back (after its transaction committed or rolled back, or after a single statement), the write
+ * is counted and, when it may have announced a change (MAY_ANNOUNCE), the tenant's outbox is
+ * relayed, before the write's caller goes on. Every write path, however it is written, passes
+ * here: no route or command announces a change by hand.
  */
 export class WriteWatchingDriver implements Driver {
   private readonly outbox: CompiledQuery;
@@ -82,9 +98,10 @@ export class WriteWatchingDriver implements Driver {
     outboxTable: string,
     /**
      * Runs after a connection that wrote was released, with the outbox rows it saw before its
-     * commit (its own among them); its promise is awaited by the writer.
+     * commit (its own among them), and whether any of its writes may have announced a change;
+     * its promise is awaited by the writer.
      */
-    private readonly afterWrites: (seen: OutboxRow[]) => Promise<void>,
+    private readonly afterWrites: (seen: OutboxRow[], announced: boolean) => Promise<void>,
     /** False while the database is being migrated: the outbox may not exist yet. */
     private readonly watching: () => boolean = () => true,
   ) {
@@ -106,7 +123,7 @@ export class WriteWatchingDriver implements Driver {
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const watchedConnection = watched(connection);
-    if (watchedConnection.wrote) await watchedConnection.readOutbox();
+    if (watchedConnection.announced) await watchedConnection.readOutbox();
     watchedConnection.inTransaction = false;
     await this.inner.commitTransaction(innerOf(connection));
   }
@@ -115,6 +132,7 @@ export class WriteWatchingDriver implements Driver {
     const watchedConnection = watched(connection);
     watchedConnection.inTransaction = false;
     watchedConnection.wrote = false;
+    watchedConnection.announced = false;
     await this.inner.rollbackTransaction(innerOf(connection));
   }
 
@@ -131,10 +149,10 @@ export class WriteWatchingDriver implements Driver {
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    const { wrote, seen } = watched(connection);
+    const { wrote, announced, seen } = watched(connection);
     // Given back first: on SQLite the relay needs the file's only connection.
     await this.inner.releaseConnection(innerOf(connection));
-    if (wrote) await this.afterWrites(seen);
+    if (wrote) await this.afterWrites(seen, announced);
   }
 
   destroy(): Promise<void> {

@@ -108,7 +108,7 @@ describe('role memory', () => {
     const memory = memoryOf(t.storage);
     const person = await t.addUser('demo', { username: 'failedread' });
     clock = 100_000;
-    const broken = t.storage.tenantDb('demo').withTables<{ nothing: { id: number } }>().withPlugin({
+    const broken = t.storage.tenantDb('demo').withPlugin({
       transformQuery: () => {
         throw new Error('the database is away');
       },
