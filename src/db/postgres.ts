@@ -76,15 +76,15 @@ class MigrationDialect extends PostgresDialect {
 const sharedQueryCompiler = new PostgresQueryCompiler();
 
 /**
- * A tenant's dialect: the shared pool, and a driver that relays the tenant's outbox of cache
- * changes after every write (db/invalidation). A Kysely instance per tenant costs a few small
+ * A tenant's dialect: the shared pool, and a driver that counts every write and relays the
+ * tenant's outbox of cache changes after those that name users or tokens (db/invalidation). A Kysely instance per tenant costs a few small
  * objects; the pool and the compiler are shared.
  */
 class TenantDialect extends PostgresDialect {
   constructor(
     config: PostgresDialectConfig,
     private readonly schema: string,
-    private readonly afterWrites: (seen: OutboxRow[], announced: boolean) => Promise<void>,
+    private readonly afterWrites: (seen: OutboxRow[], mayAnnounce: boolean) => Promise<void>,
   ) {
     super(config);
   }
@@ -131,7 +131,7 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
     if (!db) {
       // Never destroyed: destroying it would end the shared pool (root.destroy() does that).
       const schema = tenantSchema(slug);
-      const own = new Kysely<unknown>({ dialect: new TenantDialect({ pool }, schema, (seen, announced) => invalidations.afterWrite(slug, seen, announced)) });
+      const own = new Kysely<unknown>({ dialect: new TenantDialect({ pool }, schema, (seen, mayAnnounce) => invalidations.afterWrite(slug, seen, mayAnnounce)) });
       db = own.withSchema(schema) as unknown as Kysely<TenantDatabase>;
       handles.set(slug, db);
     }

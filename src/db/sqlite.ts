@@ -214,7 +214,7 @@ class SqliteFileDialect extends SqliteDialect {
   constructor(
     private readonly file: SqliteFile,
     /** For tenant files: counts every write, and relays the outbox after those that may announce (db/invalidation). */
-    private readonly afterWrites?: (seen: OutboxRow[], announced: boolean) => Promise<void>,
+    private readonly afterWrites?: (seen: OutboxRow[], mayAnnounce: boolean) => Promise<void>,
   ) {
     super({ database: file });
   }
@@ -233,7 +233,7 @@ class SqliteFileDialect extends SqliteDialect {
 /** The file behind each Kysely instance of this storage, for readNow. */
 const filesOfKysely = new WeakMap<object, SqliteFile>();
 
-const kyselyFor = <T>(file: SqliteFile, afterWrites?: (seen: OutboxRow[], announced: boolean) => Promise<void>): Kysely<T> => {
+const kyselyFor = <T>(file: SqliteFile, afterWrites?: (seen: OutboxRow[], mayAnnounce: boolean) => Promise<void>): Kysely<T> => {
   const db = new Kysely<T>({ dialect: new SqliteFileDialect(file, afterWrites) });
   filesOfKysely.set(db, file);
   return db;
@@ -286,7 +286,7 @@ export function createSqliteStorage({ dataDir, tenantCacheSize, idleSweepMs = ID
     let tenant = tenants.get(slug);
     if (!tenant) {
       const file = new SqliteFile(join(tenantDir, `${slug}.sqlite`), openSet);
-      tenant = { db: kyselyFor<TenantDatabase>(file, (seen, announced) => invalidations.afterWrite(slug, seen, announced)), file };
+      tenant = { db: kyselyFor<TenantDatabase>(file, (seen, mayAnnounce) => invalidations.afterWrite(slug, seen, mayAnnounce)), file };
       tenants.set(slug, tenant);
     }
     return tenant;

@@ -29,7 +29,7 @@ export interface Storage {
    * (PostgreSQL). Only the GET /api/user hot path uses it (modules/tokens/verifier.ts).
    */
   readNow<R>(db: Kysely<TenantDatabase>, sql: string, parameters: readonly unknown[]): ReadNowResult<R> | null;
-  /** Changes to cached rows, relayed after every write to a tenant (db/invalidation/relay.ts). */
+  /** Changes to cached rows, relayed after writes that name users or tokens; every write is counted (db/invalidation/relay.ts). */
   readonly invalidations: Invalidations;
   /** Creates the tenant's database (file or schema) and migrates it to the latest version. */
   provisionTenant(slug: string, tenant: TenantFacts): Promise<void>;

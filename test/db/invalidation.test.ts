@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tenantSchema } from '../../src/db/postgres.js';
 import type { CacheChange } from '../../src/db/invalidation/queries.js';
 import { toDbTimestamp } from '../../src/lib/time.js';
 import { issueToken } from '../../src/modules/tokens/rules.js';
@@ -96,6 +98,15 @@ describe('changes to cached rows are announced by the database', () => {
     ).rejects.toThrow('changed my mind');
     expect(heard).toEqual([]);
     expect(await db.selectFrom('cache_changes').selectAll().execute()).toEqual([]);
+  });
+
+  it('has triggers on users and personal_access_tokens only: the writes that may announce (watched-driver.ts)', async () => {
+    const db = t.storage.tenantDb('demo');
+    const tables =
+      t.storage.dialect === 'postgres'
+        ? await sql<{ table: string }>`select distinct event_object_table as "table" from information_schema.triggers where trigger_schema = ${tenantSchema('demo')}`.execute(db)
+        : await sql<{ table: string }>`select distinct tbl_name as "table" from sqlite_master where type = 'trigger'`.execute(db);
+    expect(tables.rows.map((row) => row.table).sort()).toEqual(['personal_access_tokens', 'users']);
   });
 
   it('reads the outbox only after writes that name users or tokens, and counts every write', async () => {

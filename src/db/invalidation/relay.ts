@@ -31,12 +31,12 @@ export interface Invalidations {
    * A write to the tenant has finished (its connection was given back): relays the outbox when
    * one of its statements may have announced a change, and counts it either way (`writes`).
    */
-  afterWrite(tenant: string, seen: OutboxRow[], announced: boolean): Promise<void>;
+  afterWrite(tenant: string, seen: OutboxRow[], mayAnnounce: boolean): Promise<void>;
   /** Relays again what could not be relayed; rejects while that still fails. */
   retryPending(): Promise<void>;
   /**
    * How many writes to the tenant this process has finished (whether or not they announced a
-   * change): it grows before the writer goes on, so a cache that notes it before a read knows whether a write of
+   * change; a relay retried by the feed counts too, harmlessly): it grows before the writer goes on, so a cache that notes it before a read knows whether a write of
    * this process has finished since (modules/permissions/memory.ts).
    */
   writes(tenant: string): number;
@@ -145,8 +145,8 @@ export function createInvalidationRelay({ registry, dialect, tenantDb }: RelayOp
       for (const tenant of [...pending]) await relay(tenant);
       if (pending.size > 0) throw lastFailure;
     },
-    afterWrite(tenant, seen, announced) {
-      if (announced) return relay(tenant, seen);
+    afterWrite(tenant, seen, mayAnnounce) {
+      if (mayAnnounce) return relay(tenant, seen);
       countWrite(tenant);
       return Promise.resolve();
     },

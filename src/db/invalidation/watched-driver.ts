@@ -3,8 +3,8 @@ import type { OutboxRow } from './queries.js';
 
 /**
  * Statements that may change rows. Read by their text, not by the rows they report: an UPDATE
- * with RETURNING reports rows, not a count, on SQLite. A WITH that only reads costs one extra
- * look at the outbox, nothing more.
+ * with RETURNING reports rows, not a count, on SQLite. A WITH that only reads is counted as a
+ * write (the role memory reads again; see MAY_ANNOUNCE for the outbox), nothing more.
  */
 const WRITE = /^\s*(insert|update|delete|replace|merge|with)\b/i;
 
@@ -37,7 +37,7 @@ const ROLLBACK = CompiledQuery.raw('rollback');
 class WatchedConnection implements DatabaseConnection {
   wrote = false;
   /** A write of this connection may have announced a change (MAY_ANNOUNCE). */
-  announced = false;
+  mayAnnounce = false;
   inTransaction = false;
   /** The outbox as this connection's last write saw it before committing. */
   seen: OutboxRow[] = [];
@@ -55,7 +55,7 @@ class WatchedConnection implements DatabaseConnection {
     if (this.inTransaction || !announces) {
       const result = await this.inner.executeQuery<R>(query);
       this.wrote = true;
-      if (announces) this.announced = true;
+      if (announces) this.mayAnnounce = true;
       return result;
     }
     // A write on its own: in a transaction of its own, so that its outbox rows can be read first.
@@ -65,7 +65,7 @@ class WatchedConnection implements DatabaseConnection {
       await this.readOutbox();
       await this.inner.executeQuery(COMMIT);
       this.wrote = true;
-      this.announced = true;
+      this.mayAnnounce = true;
       return result;
     } catch (err) {
       await this.inner.executeQuery(ROLLBACK).catch(() => undefined);
@@ -101,7 +101,7 @@ export class WriteWatchingDriver implements Driver {
      * commit (its own among them), and whether any of its writes may have announced a change;
      * its promise is awaited by the writer.
      */
-    private readonly afterWrites: (seen: OutboxRow[], announced: boolean) => Promise<void>,
+    private readonly afterWrites: (seen: OutboxRow[], mayAnnounce: boolean) => Promise<void>,
     /** False while the database is being migrated: the outbox may not exist yet. */
     private readonly watching: () => boolean = () => true,
   ) {
@@ -123,7 +123,7 @@ export class WriteWatchingDriver implements Driver {
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const watchedConnection = watched(connection);
-    if (watchedConnection.announced) await watchedConnection.readOutbox();
+    if (watchedConnection.mayAnnounce) await watchedConnection.readOutbox();
     watchedConnection.inTransaction = false;
     await this.inner.commitTransaction(innerOf(connection));
   }
@@ -132,7 +132,7 @@ export class WriteWatchingDriver implements Driver {
     const watchedConnection = watched(connection);
     watchedConnection.inTransaction = false;
     watchedConnection.wrote = false;
-    watchedConnection.announced = false;
+    watchedConnection.mayAnnounce = false;
     await this.inner.rollbackTransaction(innerOf(connection));
   }
 
@@ -149,10 +149,10 @@ export class WriteWatchingDriver implements Driver {
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    const { wrote, announced, seen } = watched(connection);
+    const { wrote, mayAnnounce, seen } = watched(connection);
     // Given back first: on SQLite the relay needs the file's only connection.
     await this.inner.releaseConnection(innerOf(connection));
-    if (wrote) await this.afterWrites(seen, announced);
+    if (wrote) await this.afterWrites(seen, mayAnnounce);
   }
 
   destroy(): Promise<void> {

@@ -13,7 +13,7 @@ const CALLERS_KEPT = 10_000;
 
 /** What a caller's permissions are made of, on every day: all their memberships and the root. */
 export interface RoleFacts {
-  roles: RoleRow[];
+  roles: readonly RoleRow[];
   root: { id: number; path: string };
 }
 
