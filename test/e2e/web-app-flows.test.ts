@@ -145,7 +145,10 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     await accessible(pp, 'event (parent)');
     await pp.screenshot({ path: join(ARTIFACTS, 'event-360.png'), fullPage: true });
     await pp.getByRole('link', { name: 'My wards' }).click();
-    await expect(pp.getByRole('list', { name: 'Registrations: Kai' }).innerText()).resolves.toMatch(/Summer camp · Waiting list \(1\)/);
+    // The event's name arrives with its own request (EventLink shows "#<id>" until then).
+    const kaisRegistrations = pp.getByRole('list', { name: 'Registrations: Kai' });
+    await kaisRegistrations.filter({ hasText: /Summer camp · Waiting list \(1\)/ }).waitFor();
+    await expect(kaisRegistrations.innerText()).resolves.toMatch(/Summer camp · Waiting list \(1\)/);
     await accessible(pp, 'wards');
     await pp.screenshot({ path: join(ARTIFACTS, 'wards-360.png'), fullPage: true });
 
@@ -156,7 +159,7 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     await expect.poll(() => lp.getByLabel('State: Kai Kid').inputValue(), { timeout: 10_000 }).toBe('accepted');
     const summary = lp.getByTestId('summary');
     await expect.poll(() => summary.innerText()).toMatch(/Accepted\s+1\s+Waiting list\s+0\s+Pending\s+0\s+Cancelled\s+1\s+Vegetarians\s+0\s+Non-swimmers\s+0/);
-    await expect(lp.getByTestId('places').innerText()).resolves.toBe('1 of 1 places taken');
+    await expect.poll(() => lp.getByTestId('places').innerText()).toBe('1 of 1 places taken');
     await accessible(lp, 'event (leader)');
     await lp.screenshot({ path: join(ARTIFACTS, 'event-1280.png'), fullPage: true });
     // The CSV download, as a manager gets it.
