@@ -77,8 +77,8 @@ const sharedQueryCompiler = new PostgresQueryCompiler();
 
 /**
  * A tenant's dialect: the shared pool, and a driver that counts every write and relays the
- * tenant's outbox of cache changes after those that name users or tokens (db/invalidation). A Kysely instance per tenant costs a few small
- * objects; the pool and the compiler are shared.
+ * tenant's outbox of cache changes after those that name users or tokens (db/invalidation). A
+ * Kysely instance per tenant costs a few small objects; the pool and the compiler are shared.
  */
 class TenantDialect extends PostgresDialect {
   constructor(

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { TenantDatabase } from '../../db/types.js';
-import { rolesOfPerson, rootGroup, type RoleRow } from './queries.js';
+import { readRoleFacts, type RoleFacts } from './rules.js';
 
 /**
  * How long a caller's roles are remembered at most. Issue 20 allows a changed permission or an
@@ -10,12 +10,6 @@ import { rolesOfPerson, rootGroup, type RoleRow } from './queries.js';
  */
 export const ROLES_KEPT_MS = 1000;
 const CALLERS_KEPT = 10_000;
-
-/** What a caller's permissions are made of, on every day: all their memberships and the root. */
-export interface RoleFacts {
-  roles: readonly RoleRow[];
-  root: { id: number; path: string };
-}
 
 export interface RoleMemoryOptions {
   /**
@@ -54,7 +48,7 @@ export function createRoleMemory({ writes, now = () => performance.now() }: Role
       const writesNow = writes(tenant);
       const entry = remembered.get(key);
       if (entry !== undefined && entry.writes === writesNow && at - entry.readAt < ROLES_KEPT_MS) return entry.facts;
-      const facts = Promise.all([rolesOfPerson(db, personId), rootGroup(db)]).then(([roles, root]) => ({ roles, root }));
+      const facts = readRoleFacts(db, personId);
       const fresh: Remembered = { facts, readAt: at, writes: writesNow };
       remembered.set(key, fresh);
       // A failed read is not remembered: the next request reads again.

@@ -21,14 +21,25 @@ export interface Access {
   groupsWith(needed: Permission): { subtreePaths: string[]; groupIds: number[] };
 }
 
+/** What a person's permissions are made of, on every day: all their memberships and the root. */
+export interface RoleFacts {
+  roles: readonly RoleRow[];
+  root: Access['root'];
+}
+
+/** The person's memberships and the root group, read from the database now. */
+export async function readRoleFacts(db: TenantDb, personId: number): Promise<RoleFacts> {
+  const [roles, root] = await Promise.all([rolesOfPerson(db, personId), rootGroup(db)]);
+  return { roles, root };
+}
+
 /** The person's Access on `day`, read from the database now. */
 export async function accessOf(db: TenantDb, personId: number, day: Day): Promise<Access> {
-  const [roles, root] = await Promise.all([rolesOfPerson(db, personId), rootGroup(db)]);
-  return accessFrom(personId, day, { roles, root });
+  return accessFrom(personId, day, await readRoleFacts(db, personId));
 }
 
 /** The Access that these memberships give on `day`. */
-export function accessFrom(personId: number, day: Day, { roles, root }: { roles: readonly RoleRow[]; root: Access['root'] }): Access {
+export function accessFrom(personId: number, day: Day, { roles, root }: RoleFacts): Access {
   const active = roles.filter((role) => isActiveOn(role, day));
   return {
     personId,
