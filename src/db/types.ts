@@ -107,6 +107,25 @@ export interface MembershipsTable {
   updated_at: string;
 }
 
+/**
+ * Each membership under its own group and each group above it, with its person's sort keys:
+ * kept by triggers (migration keep-members-in-list-order), read by the people lists, never written.
+ */
+export interface MemberOrderTable {
+  group_id: number;
+  membership_id: number;
+  person_id: number;
+  lastname_key: string;
+  firstname_key: string;
+  lastname: string;
+  firstname: string;
+  start_on: string;
+  end_on: string | null;
+  role_type: string;
+  /** 1 on the membership's own group, 0 on the groups above it. */
+  direct: number;
+}
+
 export interface GuardianshipsTable {
   id: Generated<number>;
   guardian_id: number;
@@ -195,6 +214,7 @@ export interface TenantDatabase {
   groups: GroupsTable;
   role_types: RoleTypesTable;
   memberships: MembershipsTable;
+  member_order: MemberOrderTable;
   guardianships: GuardianshipsTable;
   personal_access_tokens: PersonalAccessTokensTable;
   cache_changes: CacheChangesTable;

@@ -100,13 +100,30 @@ describe('changes to cached rows are announced by the database', () => {
     expect(await db.selectFrom('cache_changes').selectAll().execute()).toEqual([]);
   });
 
-  it('has triggers on users and personal_access_tokens only: the writes that may announce (watched-driver.ts)', async () => {
+  it('announces from triggers on users and personal_access_tokens only: the writes that may announce (watched-driver.ts)', async () => {
     const db = t.storage.tenantDb('demo');
-    const tables =
+    // Each trigger's table and what it runs: SQLite's text after BEGIN, PostgreSQL's function body.
+    const triggers =
       t.storage.dialect === 'postgres'
-        ? await sql<{ table: string }>`select distinct event_object_table as "table" from information_schema.triggers where trigger_schema = ${tenantSchema('demo')}`.execute(db)
-        : await sql<{ table: string }>`select distinct tbl_name as "table" from sqlite_master where type = 'trigger'`.execute(db);
-    expect(tables.rows.map((row) => row.table).sort()).toEqual(['personal_access_tokens', 'users']);
+        ? (
+            await sql<{ table: string; body: string }>`select c.relname as "table", p.prosrc as body from pg_trigger tg
+              join pg_class c on c.oid = tg.tgrelid join pg_namespace n on n.oid = c.relnamespace join pg_proc p on p.oid = tg.tgfoid
+              where n.nspname = ${tenantSchema('demo')} and not tg.tgisinternal`.execute(db)
+          ).rows
+        : (await sql<{ table: string; sql: string }>`select tbl_name as "table", sql from sqlite_master where type = 'trigger'`.execute(db)).rows.map((row) => ({
+            table: row.table,
+            body: row.sql.slice(row.sql.search(/\bbegin\b/i)),
+          }));
+    const written = (body: string) =>
+      [...body.matchAll(/\b(?:insert\s+into|update|delete\s+from)\s+(?:"[^"]+"\.)?"?(\w+)"?/gi)].map((match) => match[1]!.toLowerCase());
+    const announcing = triggers.filter((trigger) => written(trigger.body).includes('cache_changes'));
+    expect([...new Set(announcing.map((trigger) => trigger.table))].sort()).toEqual(['personal_access_tokens', 'users']);
+    // The others keep the people lists' order (member_order), and write nothing else: no write
+    // to another table reaches users or tokens through a trigger.
+    for (const trigger of triggers.filter((one) => !announcing.includes(one))) {
+      expect(new Set(written(trigger.body))).toEqual(new Set(['member_order']));
+    }
+    expect(triggers.length).toBeGreaterThan(announcing.length);
   });
 
   it('reads the outbox only after writes that name users or tokens, and counts every write', async () => {

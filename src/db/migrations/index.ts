@@ -12,6 +12,7 @@ import * as createIdempotencyKeys from './tenant/2026-11-24T16-00-00-create-idem
 import * as createChangeRecords from './tenant/2026-11-24T18-00-00-create-change-records.js';
 import * as createWebhooks from './tenant/2026-11-24T20-00-00-create-webhooks.js';
 import * as indexPeopleInListOrder from './tenant/2026-11-24T22-00-00-index-people-in-list-order.js';
+import * as keepMembersInListOrder from './tenant/2026-11-25T10-00-00-keep-members-in-list-order.js';
 
 // Listed by hand rather than read from a folder, so the compiled service and the tests
 // run exactly the same set, whatever the file extension. Names sort by date.
@@ -43,6 +44,7 @@ export const tenantMigrationsFor = (tenant: TenantFacts): MigrationProvider =>
     '2026-11-24T18-00-00-create-change-records': createChangeRecords,
     '2026-11-24T20-00-00-create-webhooks': createWebhooks,
     '2026-11-24T22-00-00-index-people-in-list-order': indexPeopleInListOrder,
+    '2026-11-25T10-00-00-keep-members-in-list-order': keepMembersInListOrder,
   });
 
 /** The name of the newest tenant migration. */

@@ -232,7 +232,8 @@ async function applyImport(trx: TenantDb, access: Access, target: ImportTarget, 
  */
 export async function importPeople(db: TenantDb, access: Access, target: ImportTarget, file: ImportFile, options: { dryRun: boolean }): Promise<ImportCounts> {
   // The change records are numbered at the very end: the import holds the tenant's sequence of
-  // records only for its last statements, not for its whole length (integrations.md section 1).
+  // records only for its last statements, not for its whole length (integrations.md section 1),
+  // and on PostgreSQL while its commit brings the people lists' order up to date (member_order).
   return transact(db, actorOf(access), async (trx) => {
     const planned = await planImport(trx, access, target, file);
     if (!options.dryRun) await applyImport(trx, access, target, planned);

@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { PostgresAdapter, sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Day } from '../../access/permissions.js';
 import { binaryText } from '../../db/collation.js';
 import type { TenantDatabase } from '../../db/types.js';
@@ -46,12 +46,16 @@ export function personSortKey(row: UserRow, sort: PeopleSelection['sort']): Sort
  * How a page sorted by name of a group's (or subtree's) members is read. Sorting the whole subtree
  * by name on every page costs what the subtree holds, so a large one is read the other way round:
  *
+ * - `kept-order`: one range of `member_order` (each membership under its group and every group
+ *   above it, in name order, kept by triggers) from the cursor: the page's rows (and the ended
+ *   memberships among them), however large the group and the tenant. For a subtree's members
+ *   with no other filter.
  * - `members-first`: the members' ids first, then their rows, sorted. Cheap while they are few.
  * - `name-order`: walk the people in list order (index `users_list_order`) from the cursor, keeping
  *   the members, until the page is full: about limit x people / members rows per page, so a page of
  *   a subtree that grows with the tenant costs the same however large both become.
  */
-export type PeoplePlan = 'members-first' | 'name-order';
+export type PeoplePlan = 'kept-order' | 'members-first' | 'name-order';
 
 /** From this many active members on, a group's name-sorted pages walk the name order. */
 export const NAME_ORDER_FROM_MEMBERS = 1000;
@@ -66,14 +70,20 @@ const PLAN_HINT_MS = 60_000;
 const PLAN_HINTS_KEPT = 1000;
 
 /**
- * The plan for this selection: `name-order` only for a name-sorted page of a large group whose
- * members the caller all sees. (Where the caller sees only some of them, the share of the walk
- * that lands on someone to list is unknown, and could be a handful in the whole tenant.)
+ * The plan for this selection: `kept-order` or `name-order` only for a name-sorted page of a group
+ * whose members the caller all sees (where the caller sees only some of them, the share of the
+ * walk that lands on someone to list is unknown, and could be a handful in the whole tenant);
+ * `kept-order` for the members of a subtree on the caller's day with nothing else picking them,
+ * else `name-order` for a large group.
  */
 export async function choosePeoplePlan(db: TenantDb, access: Access, selection: PeopleSelection): Promise<PeoplePlan> {
   const { group, roleType, activeOn: day } = selection;
   if (selection.sort !== 'name' || group === undefined || selection.q !== undefined || selection.ids !== undefined) return 'members-first';
   if (!selectionImpliesVisibility(access, selection)) return 'members-first';
+  // The kept order's index narrows on the group alone: a role type or the group's own members
+  // (below=false) would be picked row by row from the whole subtree's, however few they are.
+  const personFilters = selection.updatedSince !== undefined || selection.isVegetarian !== undefined || selection.canSwimm !== undefined;
+  if (group.below && roleType === undefined && !personFilters) return 'kept-order';
   const key = `${group.path}|${group.below}|${roleType ?? ''}|${day}`;
   const hints = recentPlans.get(db) ?? new Map<string, { plan: PeoplePlan; until: number }>();
   recentPlans.set(db, hints);
@@ -145,6 +155,7 @@ export async function listVisiblePeople(
 ): Promise<UserRow[]> {
   const chosen = plan ?? (await choosePeoplePlan(db, access, selection));
   const { group } = selection;
+  if (chosen === 'kept-order' && group !== undefined) return listInKeptOrder(db, access, { ...selection, group }, after, limit);
   let query = db.selectFrom('users as p').selectAll('p');
   query =
     group !== undefined && selectionImpliesVisibility(access, selection)
@@ -184,6 +195,49 @@ export async function listVisiblePeople(
   }
   for (const column of order) query = query.orderBy(column, descending ? 'desc' : 'asc');
   return query.limit(limit + 1).execute();
+}
+
+const KEPT_ORDER = ['lastname_key', 'firstname_key', 'lastname', 'firstname', 'person_id'] as const;
+
+/**
+ * A name-sorted page of the group's members (`kept-order`): the keys of the page from one range of
+ * index `member_order_list` (a person with two memberships there is grouped into one), then their
+ * rows. Its names are stored binary on both dialects, so the order and the cursor are those of
+ * `orderColumns`. Only for selections whose members the caller all sees (choosePeoplePlan).
+ */
+function listInKeptOrder(
+  db: TenantDb,
+  access: Access,
+  selection: PeopleSelection & { group: NonNullable<PeopleSelection['group']> },
+  after: SortKey | null,
+  limit: number,
+): Promise<UserRow[]> {
+  const { group, roleType } = selection;
+  const keyColumns = KEPT_ORDER.map((column) => `o.${column}` as const);
+  let keys = db
+    .selectFrom('member_order as o')
+    .select(keyColumns)
+    .where('o.group_id', '=', group.id)
+    .where(activeOn('o', selection.activeOn))
+    .where((eb) => eb.exists(groupStillReadable(db, access, group)));
+  if (!group.below) keys = keys.where('o.direct', '=', 1);
+  if (roleType !== undefined) keys = keys.where('o.role_type', '=', roleType);
+  if (after) keys = keys.where(sql<SqlBool>`(${sql.join(keyColumns.map((column) => sql.ref(column)))}) > (${sql.join(after as unknown[])})`);
+  keys = keys.groupBy(keyColumns);
+  for (const column of keyColumns) keys = keys.orderBy(column);
+  const pageKeys = keys.limit(limit + 1).as('k');
+  // PostgreSQL joins the page's rows by a scan of all users where that looks cheaper than as many
+  // index lookups (a tenant of 10,000: 1.3 ms against 0.1); a LATERAL subquery with a LIMIT is
+  // looked up row by row. SQLite looks them up by rowid anyway, and knows no LATERAL.
+  let page =
+    db.getExecutor().adapter instanceof PostgresAdapter
+      ? db
+          .selectFrom(pageKeys)
+          .innerJoinLateral((eb) => eb.selectFrom('users as u').selectAll('u').whereRef('u.id', '=', 'k.person_id').limit(1).as('p'), (join) => join.onTrue())
+          .selectAll('p')
+      : db.selectFrom(pageKeys).innerJoin('users as p', 'p.id', 'k.person_id').selectAll('p');
+  for (const column of KEPT_ORDER) page = page.orderBy(`k.${column}`);
+  return page.execute();
 }
 
 /** lower() of ASCII letters only, alike on both dialects (as the unique indexes compare). */

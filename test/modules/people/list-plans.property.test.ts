@@ -4,13 +4,13 @@ import type { SortKey } from '../../../src/http/paging.js';
 import { sortKey } from '../../../src/lib/sort-key.js';
 import { toDbTimestamp } from '../../../src/lib/time.js';
 import { choosePeoplePlan, listVisiblePeople, NAME_ORDER_FROM_MEMBERS, personSortKey, type PeoplePlan, type PeopleSelection } from '../../../src/modules/people/queries.js';
-import { accessOf, operatorAccess } from '../../../src/modules/permissions/rules.js';
+import { accessOf, operatorAccess, type Access } from '../../../src/modules/permissions/rules.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { replaceGroupTree } from '../../helpers/group-tree.js';
 
 /**
- * A name-sorted list of a group's members is read in one of two ways (members first, or walking
- * the name order). For random trees, memberships, names that share sort keys, callers and
+ * A name-sorted list of a group's members is read in one of three ways (members first, walking
+ * the name order, or the range of the kept order). For random trees, memberships, names that share sort keys, callers and
  * selections, both plans page through exactly the list a plain reading gives: the people the caller
  * sees (the visibility module, tested on its own) who hold an active membership in the group (or
  * below it) on the day, of the role type if one is asked for, in name order, with no one twice.
@@ -59,7 +59,7 @@ const world: fc.Arbitrary<World> = fc.integer({ min: 1, max: 12 }).chain((size) 
 /** Code point order, as both dialects compare the binary name columns. */
 const byCodePoints = (a: string, b: string) => (a === b ? 0 : a < b ? -1 : 1);
 
-describe('the two plans of a name-sorted group list', () => {
+describe('the plans of a name-sorted group list', () => {
   let t: TestApp;
   let personIds: number[];
   beforeAll(async () => {
@@ -84,9 +84,8 @@ describe('the two plans of a name-sorted group list', () => {
   }
 
   /** Every page, 3 rows a page, following the cursor the way GET /people does. */
-  async function walk(w: World, selection: PeopleSelection, plan: PeoplePlan): Promise<number[]> {
+  async function walk(access: Access, selection: PeopleSelection, plan: PeoplePlan): Promise<number[]> {
     const db = t.storage.tenantDb('demo');
-    const access = await accessOf(db, personIds[w.caller]!, DAY);
     const ids: number[] = [];
     let after: SortKey | null = null;
     for (let pages = 0; pages <= PEOPLE; pages++) {
@@ -98,7 +97,7 @@ describe('the two plans of a name-sorted group list', () => {
     throw new Error('the pages did not end');
   }
 
-  it('both plans list what the plain reading lists, in order', async () => {
+  it('every plan lists what the plain reading lists, in order', async () => {
     await fc.assert(
       fc.asyncProperty(world, async (w) => {
         const { groupIds, paths } = await store(w);
@@ -122,21 +121,29 @@ describe('the two plans of a name-sorted group list', () => {
           const [lastname, firstname] = w.names[personIds.indexOf(id)]!;
           return [sortKey(lastname), sortKey(firstname), lastname, firstname] as const;
         };
-        const expected = [...members]
-          .filter((id) => visible.has(id))
-          .sort((a, b) => {
-            const [ka, kb] = [key(a), key(b)];
-            for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return byCodePoints(ka[i]!, kb[i]!);
-            return a - b;
-          });
-        expect(await walk(w, selection, 'members-first')).toEqual(expected);
-        expect(await walk(w, selection, 'name-order')).toEqual(expected);
+        const inListOrder = (a: number, b: number) => {
+          const [ka, kb] = [key(a), key(b)];
+          for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return byCodePoints(ka[i]!, kb[i]!);
+          return a - b;
+        };
+        const expected = [...members].filter((id) => visible.has(id)).sort(inListOrder);
+        expect(await walk(access, selection, 'members-first')).toEqual(expected);
+        expect(await walk(access, selection, 'name-order')).toEqual(expected);
+        // The kept order only where it is chosen: where the group's members are all the caller's to see.
+        if ((await choosePeoplePlan(db, access, selection)) === 'kept-order') expect(await walk(access, selection, 'kept-order')).toEqual(expected);
+        // An operator of the day sees every member: the kept order is chosen for a subtree's members
+        // with no role type, and every plan lists them all.
+        const operator = await operatorAccess(db, activeOn);
+        if (w.below && w.roleType === null) expect(await choosePeoplePlan(db, operator, selection)).toBe('kept-order');
+        else expect(await choosePeoplePlan(db, operator, selection)).not.toBe('kept-order');
+        const everyMember = [...members].sort(inListOrder);
+        for (const plan of ['kept-order', 'name-order', 'members-first'] as const) expect(await walk(operator, selection, plan)).toEqual(everyMember);
       }),
       { numRuns: 40 },
     );
   }, 120_000);
 
-  it('walks the name order only for a name-sorted list of a large group whose members the caller all sees', async () => {
+  it('reads the kept order or walks the name order only for a name-sorted list of a group whose members the caller all sees', async () => {
     const db = t.storage.tenantDb('demo');
     const root = await t.rootGroupId('demo');
     await db.deleteFrom('memberships').execute();
@@ -144,7 +151,9 @@ describe('the two plans of a name-sorted group list', () => {
     const group = { id: root, path: `/${root}/`, below: true };
     const large: PeopleSelection = { activeOn: DAY, sort: 'name', group };
     const operator = await operatorAccess(db, DAY);
-    expect(await choosePeoplePlan(db, operator, large)).toBe('members-first');
+    expect(await choosePeoplePlan(db, operator, large)).toBe('kept-order');
+    // Filters on the person's own fields leave the kept order: a small group reads its members first.
+    expect(await choosePeoplePlan(db, operator, { ...large, isVegetarian: true })).toBe('members-first');
     // One person holds enough memberships to reach the threshold: it counts memberships, so a
     // tenant need not hold that many people for this test.
     const now = toDbTimestamp(new Date());
@@ -155,15 +164,34 @@ describe('the two plans of a name-sorted group list', () => {
     // A new day is a new selection (the plan of the previous one is remembered for a minute).
     const tomorrow: PeopleSelection = { ...large, activeOn: '2026-02-15' };
     const operatorTomorrow = await operatorAccess(db, '2026-02-15');
-    expect(await choosePeoplePlan(db, operatorTomorrow, tomorrow)).toBe('name-order');
+    expect(await choosePeoplePlan(db, operatorTomorrow, tomorrow)).toBe('kept-order');
+    expect(await choosePeoplePlan(db, operatorTomorrow, { ...tomorrow, canSwimm: false })).toBe('name-order');
     expect(await choosePeoplePlan(db, operatorTomorrow, { ...tomorrow, sort: 'id' })).toBe('members-first');
     expect(await choosePeoplePlan(db, operatorTomorrow, { ...tomorrow, q: 'a' })).toBe('members-first');
-    expect(await choosePeoplePlan(db, operatorTomorrow, { ...tomorrow, group: { ...group, below: false }, roleType: 'leader' })).toBe('members-first');
+    // A role type, or the group's own members: the few there would be picked from the whole subtree's rows.
+    expect(await choosePeoplePlan(db, operatorTomorrow, { ...tomorrow, group: { ...group, below: false } })).toBe('name-order');
+    expect(await choosePeoplePlan(db, operatorTomorrow, { ...tomorrow, roleType: 'leader' })).toBe('members-first');
     // Someone who sees only some of the members (here: none but themself) never walks.
     const member = await accessOf(db, personIds[0]!, '2026-02-15');
     expect(await choosePeoplePlan(db, member, tomorrow)).toBe('members-first');
     // Nor does a list of another day than the caller's.
     expect(await choosePeoplePlan(db, operator, tomorrow)).toBe('members-first');
+    await db.deleteFrom('memberships').execute();
+  });
+
+  it('lists a person with two memberships in the subtree once, in the kept order as in the others', async () => {
+    const db = t.storage.tenantDb('demo');
+    const root = await t.rootGroupId('demo');
+    const { groupIds, paths } = await replaceGroupTree(db, root, [-1, 0, 0]);
+    await t.grant('demo', personIds[0]!, groupIds[1]!, 'member', { startOn: '2026-01-01' });
+    await t.grant('demo', personIds[0]!, groupIds[2]!, 'leader', { startOn: '2026-01-01' });
+    await t.grant('demo', personIds[0]!, root, 'member', { startOn: '2026-01-01' });
+    await t.grant('demo', personIds[1]!, groupIds[2]!, 'member', { startOn: '2026-01-01' });
+    const operator = await operatorAccess(db, DAY);
+    const selection: PeopleSelection = { activeOn: DAY, sort: 'name', group: { id: root, path: paths[0]!, below: true } };
+    for (const plan of ['kept-order', 'name-order', 'members-first'] as const) {
+      expect((await listVisiblePeople(db, operator, selection, null, 10, plan)).map((row) => Number(row.id)).sort()).toEqual([personIds[0]!, personIds[1]!].sort());
+    }
     await db.deleteFrom('memberships').execute();
   });
 
@@ -192,7 +220,7 @@ describe('the two plans of a name-sorted group list', () => {
     for (const below of [false, true]) {
       // What the request read before the move: the troop inside the leader's region.
       const selection: PeopleSelection = { activeOn: DAY, sort: 'name', group: { id: troop.id, path: troop.path, below } };
-      for (const plan of ['members-first', 'name-order'] as const) {
+      for (const plan of ['members-first', 'name-order', 'kept-order'] as const) {
         await db.updateTable('groups').set({ parent_id: a.id, path: troop.path }).where('id', '=', troop.id).execute();
         expect((await listVisiblePeople(db, access, selection, null, 10, plan)).map((row) => Number(row.id)).sort()).toEqual([2, 3, 4].map((i) => personIds[i]!).sort());
         // Moved under b, out of the leader's reach, while the request goes on.
