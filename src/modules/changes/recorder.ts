@@ -69,7 +69,10 @@ const CHUNK = 500;
 async function writeRecords(trx: TenantDb, changes: PendingChanges, now: Date): Promise<void> {
   const { notes } = changes;
   if (notes.length === 0) return;
-  // Takes the sequence row (locked until commit) and numbers this transaction's records.
+  // Takes the sequence row (locked until commit) and numbers this transaction's records. On
+  // PostgreSQL this lock also puts the people lists' order (member_order, kept by triggers
+  // deferred to the commit) in one writer's hands at a time: a write of memberships, names or
+  // group paths that took no sequence row would race another's (migration keep-members-in-list-order).
   const taken = await trx
     .updateTable('change_sequence')
     .set((eb) => ({ last_seq: eb('last_seq', '+', notes.length) }))
