@@ -1,0 +1,63 @@
+import { createQueryId, type CompiledQuery, type Compilable } from 'kysely';
+import { LRUCache } from 'lru-cache';
+
+// Building a query with Kysely and compiling it costs about as much CPU as SQLite takes to answer
+// a page of people (README, "Performance"), and a walk through a list asks the same query again
+// and again with only its cursor changed. These keep the compiled text and parameters of a query
+// per database handle and shape; only the values that vary are put in again.
+
+/** Stands in for a varying value while a shape is compiled: found again among the parameters by identity. */
+class Slot {
+  constructor(readonly index: number) {}
+}
+
+interface Shape {
+  compiled: CompiledQuery;
+  /** For each parameter: the varying value it takes (its index), or -1 for one fixed by the shape. */
+  slotOfParameter: readonly number[];
+}
+
+/**
+ * Compiled queries of one kind, kept per handle (a tenant's database; a handle's SQL names its
+ * schema on PostgreSQL) for up to `perHandle` shapes each.
+ *
+ * `build` gets the shape's `inputs` and stand-ins for the `varying` values, and nothing else: it is
+ * a function of its own (no closure over the request), so the key, the JSON text of `inputs`,
+ * names everything the query depends on. A shape whose stand-ins do not each reach the parameters
+ * unchanged (a value derived from one, written into the text) is refused.
+ */
+export class CompiledQueries<Db extends object, Inputs> {
+  private readonly byHandle = new WeakMap<Db, LRUCache<string, Shape>>();
+
+  constructor(
+    private readonly build: (db: Db, inputs: Inputs, varying: readonly unknown[]) => Compilable,
+    private readonly perHandle: number,
+  ) {}
+
+  compile(db: Db, inputs: Inputs, varying: readonly unknown[]): CompiledQuery {
+    const key = `${varying.length}|${JSON.stringify(inputs)}`;
+    let shapes = this.byHandle.get(db);
+    if (shapes === undefined) {
+      shapes = new LRUCache({ max: this.perHandle });
+      this.byHandle.set(db, shapes);
+    }
+    let shape = shapes.get(key);
+    if (shape === undefined) {
+      shape = this.compileShape(db, inputs, varying.length);
+      shapes.set(key, shape);
+    }
+    const { compiled, slotOfParameter } = shape;
+    const parameters = slotOfParameter.map((slot, i) => (slot < 0 ? compiled.parameters[i] : varying[slot]));
+    // A query id of its own: plugins keep what they carry from a query to its result by it.
+    return { ...compiled, queryId: createQueryId(), parameters };
+  }
+
+  private compileShape(db: Db, inputs: Inputs, count: number): Shape {
+    const slots = Array.from({ length: count }, (_, index) => new Slot(index));
+    const compiled = this.build(db, inputs, slots).compile();
+    const slotOfParameter = compiled.parameters.map((parameter) => (parameter instanceof Slot ? parameter.index : -1));
+    const reached = new Set(slotOfParameter.filter((slot) => slot >= 0));
+    if (reached.size !== count) throw new Error('a varying value of the query did not reach its parameters unchanged');
+    return { compiled, slotOfParameter };
+  }
+}
