@@ -39,17 +39,22 @@ export interface StatementSource {
  *
  * SQLite prepares a statement again by itself when a table it reads changed (a migration by
  * another process: the command line, a newer instance), and `select *` then has other columns,
- * possibly as many in another order. So the builder is tied to the schema version it was made
- * under: a read runs between two looks at the version (2 us each); a new version before it makes
- * the builder again from the statement's columns, and a change during it repeats the read in
- * object mode, where better-sqlite3 names every value itself.
+ * possibly as many in another order. After a read, the statement's columns are those of that
+ * read, but asking for them costs more than the read's rows; so the builder is tied to the schema
+ * version it was made under, looked at once after each read (2 us). The version only grows: a
+ * read between two looks that saw the same version ran under that version. So a read followed by
+ * the builder's version ran under it, and the builder is tied to a version only when it was made
+ * from such a read. After any other look, the builder is made again from the read's own columns.
+ * A read is never repeated: it may be a write with `returning`.
  */
 export class RowBuildingStatement implements SqliteStatement {
   readonly reader: boolean;
   private readonly statement: BetterSqlite3.Statement;
   private rowOf: RowOf | null = null;
-  /** The schema version the builder's names were read under; -1 before the first read. */
+  /** The schema version the builder's names were read under; -1 while not known. */
   private builtUnder = -1;
+  /** The schema version seen after this statement's last read; -1 before the first. */
+  private lastSeen = -1;
 
   constructor(
     private readonly source: StatementSource,
@@ -61,14 +66,13 @@ export class RowBuildingStatement implements SqliteStatement {
   }
 
   all(parameters: readonly unknown[]): unknown[] {
-    const before = this.source.schemaVersion();
     const values = this.statement.all(parameters) as unknown[][];
-    if (before !== this.builtUnder) {
-      // After a run: a statement SQLite prepared again in it names its new columns only then.
+    const version = this.source.schemaVersion();
+    if (version !== this.builtUnder) {
       this.rowOf = rowBuilder(this.statement.columns().map((column) => column.name));
-      this.builtUnder = before;
+      this.builtUnder = version === this.lastSeen ? version : -1;
     }
-    if (this.source.schemaVersion() !== before) return this.source.prepare(this.sql).all(parameters);
+    this.lastSeen = version;
     const rowOf = this.rowOf!;
     const rows = new Array<Row>(values.length);
     for (let i = 0; i < values.length; i++) rows[i] = rowOf(values[i]!);
