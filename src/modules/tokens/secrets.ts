@@ -44,8 +44,16 @@ export function parseBearerHeader(header: string | undefined): BearerToken | nul
   return { id, secret: match[2] as string };
 }
 
-/** A stored hash as the bytes tokenSecretMatches compares (its hex text; kept per token row). */
-export const storedTokenDigest = (storedHex: string): Buffer => Buffer.from(storedHex, 'latin1');
+/**
+ * A stored hash as the bytes tokenSecretMatches compares (its hex text; kept per remembered
+ * token). In memory of its own: Buffer.from would cut it from Node's shared 8 KB pool, and a
+ * slice keeps its whole slab alive. 20,000 remembered tokens held 4,136 slabs (32 MB) that way.
+ */
+export function storedTokenDigest(storedHex: string): Buffer {
+  const digest = Buffer.alloc(storedHex.length);
+  digest.write(storedHex, 'latin1');
+  return digest;
+}
 
 /**
  * Whether a presented secret hashes to the stored hash, compared in constant time. This runs on

@@ -52,6 +52,14 @@ describe('token secrets', () => {
     expect(tokenSecretMatches(storedTokenDigest('short'), 'x')).toBe(false);
     expect(tokenSecretMatches(storedTokenDigest(''), '')).toBe(false);
   });
+
+  it('are remembered in memory of their own, never a slice of a shared pool that they would keep alive', () => {
+    const digests = Array.from({ length: 3 }, (_, i) => storedTokenDigest(hashTokenSecret(String(i))));
+    for (const [i, digest] of digests.entries()) {
+      expect(digest.toString('latin1')).toBe(hashTokenSecret(String(i)));
+      expect(digest.buffer.byteLength).toBe(64);
+    }
+  });
 });
 
 describe('parseBearerHeader', () => {
