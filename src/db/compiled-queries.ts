@@ -1,4 +1,4 @@
-import { createQueryId, type CompiledQuery, type Compilable } from 'kysely';
+import { createQueryId, type CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 
 // Building a query with Kysely and compiling it costs about as much CPU as SQLite takes to answer
@@ -19,14 +19,15 @@ interface Shape {
 
 /**
  * Compiled queries of one kind, kept per handle (a tenant's database; a handle's SQL names its
- * schema on PostgreSQL) for up to `perHandle` shapes each.
+ * schema on PostgreSQL) for up to `perHandle` shapes each. A transaction's handle lives for one
+ * transaction: its queries are compiled as they come.
  *
  * `build` gets the shape's `inputs` and stand-ins for the `varying` values, and nothing else: it is
  * a function of its own (no closure over the request), so the key, the JSON text of `inputs`,
  * names everything the query depends on. A shape whose stand-ins do not each reach the parameters
  * unchanged (a value derived from one, written into the text) is refused.
  */
-export class CompiledQueries<Db extends object, Inputs> {
+export class CompiledQueries<Db extends Kysely<any>, Inputs> {
   private readonly byHandle = new WeakMap<Db, LRUCache<string, Shape>>();
 
   constructor(
@@ -35,6 +36,7 @@ export class CompiledQueries<Db extends object, Inputs> {
   ) {}
 
   compile(db: Db, inputs: Inputs, varying: readonly unknown[]): CompiledQuery {
+    if (db.isTransaction) return this.build(db, inputs, varying).compile();
     const key = `${varying.length}|${JSON.stringify(inputs)}`;
     let shapes = this.byHandle.get(db);
     if (shapes === undefined) {

@@ -45,7 +45,7 @@ describe('compiled queries kept per shape', () => {
     expect(second.queryId).not.toBe(first.queryId);
   });
 
-  it('keys a shape by all its inputs and the number of varying values, and each handle apart', () => {
+  it('keys a shape by all its inputs and the number of varying values, and each handle apart', async () => {
     const { built, pages } = counted();
     expect(pages.compile(root, { groupId: 7, limit: 51 }, []).parameters).toEqual([7, 51]);
     expect(pages.compile(root, { groupId: 8, limit: 51 }, []).parameters).toEqual([8, 51]);
@@ -56,6 +56,12 @@ describe('compiled queries kept per shape', () => {
     expect(pages.compile(a, { groupId: 7, limit: 51 }, []).sql).toContain('"tenant_a"."people"');
     expect(pages.compile(b, { groupId: 7, limit: 51 }, []).sql).toContain('"tenant_b"."people"');
     expect(built).toHaveLength(5);
+    // A transaction's handle is gone with it: nothing is kept for it.
+    await root.transaction().execute(async (trx) => {
+      expect(pages.compile(trx, { groupId: 7, limit: 51 }, ['b', 2]).parameters).toEqual([7, 'b', 2, 51]);
+      expect(pages.compile(trx, { groupId: 7, limit: 51 }, ['c', 3]).parameters).toEqual([7, 'c', 3, 51]);
+    });
+    expect(built).toHaveLength(7);
   });
 
   it('refuses a shape that derives something from a varying value instead of passing it on', () => {

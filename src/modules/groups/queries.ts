@@ -2,6 +2,7 @@ import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { Day } from '../../access/permissions.js';
 import type { GroupsTable, TenantDatabase } from '../../db/types.js';
 import { activeOn, pathUpperBound } from '../permissions/queries.js';
+import { CompiledQueries } from '../../db/compiled-queries.js';
 
 export type GroupRow = Selectable<GroupsTable>;
 type TenantDb = Kysely<TenantDatabase>;
@@ -43,8 +44,11 @@ export async function lockGroupForDelete(db: TenantDb, id: number): Promise<Grou
   return query.executeTakeFirst();
 }
 
-export const findGroup = (db: TenantDb, id: number): Promise<GroupRow | undefined> =>
-  db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
+/** Compiled once per handle: most requests about a group, and every page of its people, read its row first. */
+const groupRows = new CompiledQueries((db: TenantDb, _inputs: null, [id]: readonly unknown[]) => db.selectFrom('groups').selectAll().where('id', '=', id as number), 1);
+
+export const findGroup = async (db: TenantDb, id: number): Promise<GroupRow | undefined> =>
+  (await db.executeQuery<GroupRow>(groupRows.compile(db, null, [id]))).rows[0];
 
 export async function insertGroup(
   db: TenantDb,
