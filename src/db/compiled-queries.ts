@@ -1,4 +1,4 @@
-import { createQueryId, type CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import { CompiledQuery, createQueryId, type Compilable, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 
 // Building a query with Kysely and compiling it costs about as much CPU as SQLite takes to answer
@@ -6,13 +6,17 @@ import { LRUCache } from 'lru-cache';
 // and again with only its cursor changed. These keep the compiled text and parameters of a query
 // per database handle and shape; only the values that vary are put in again.
 
+/** What a shape's inputs may hold: their JSON text is the shape's key, and must say all of them. */
+export type ShapeInputs = string | number | boolean | null | readonly ShapeInputs[] | { readonly [name: string]: ShapeInputs };
+
 /** Stands in for a varying value while a shape is compiled: found again among the parameters by identity. */
 class Slot {
   constructor(readonly index: number) {}
 }
 
+/** A compiled shape: a query of its text alone (Kysely's operation tree is not kept), and its parameters. */
 interface Shape {
-  compiled: CompiledQuery;
+  query: CompiledQuery;
   /** For each parameter: the varying value it takes (its index), or -1 for one fixed by the shape. */
   slotOfParameter: readonly number[];
 }
@@ -24,10 +28,11 @@ interface Shape {
  *
  * `build` gets the shape's `inputs` and stand-ins for the `varying` values, and nothing else: it is
  * a function of its own (no closure over the request), so the key, the JSON text of `inputs`,
- * names everything the query depends on. A shape whose stand-ins do not each reach the parameters
- * unchanged (a value derived from one, written into the text) is refused.
+ * names everything the query depends on. It may only pass a varying value into the query as a
+ * value, never look at it: a shape whose stand-ins do not each reach the parameters unchanged is
+ * refused, but a test of a stand-in would be kept for every later value.
  */
-export class CompiledQueries<Db extends Kysely<any>, Inputs> {
+export class CompiledQueries<Db extends Kysely<any>, Inputs extends ShapeInputs> {
   private readonly byHandle = new WeakMap<Db, LRUCache<string, Shape>>();
 
   constructor(
@@ -48,18 +53,17 @@ export class CompiledQueries<Db extends Kysely<any>, Inputs> {
       shape = this.compileShape(db, inputs, varying.length);
       shapes.set(key, shape);
     }
-    const { compiled, slotOfParameter } = shape;
-    const parameters = slotOfParameter.map((slot, i) => (slot < 0 ? compiled.parameters[i] : varying[slot]));
-    // A query id of its own: plugins keep what they carry from a query to its result by it.
-    return { ...compiled, queryId: createQueryId(), parameters };
+    const { query, slotOfParameter } = shape;
+    // Its own query id: plugins carry what they keep from a query to its result by it.
+    return { ...query, queryId: createQueryId(), parameters: slotOfParameter.map((slot, i) => (slot < 0 ? query.parameters[i] : varying[slot])) };
   }
 
   private compileShape(db: Db, inputs: Inputs, count: number): Shape {
     const slots = Array.from({ length: count }, (_, index) => new Slot(index));
-    const compiled = this.build(db, inputs, slots).compile();
-    const slotOfParameter = compiled.parameters.map((parameter) => (parameter instanceof Slot ? parameter.index : -1));
+    const { sql, parameters } = this.build(db, inputs, slots).compile();
+    const slotOfParameter = parameters.map((parameter) => (parameter instanceof Slot ? parameter.index : -1));
     const reached = new Set(slotOfParameter.filter((slot) => slot >= 0));
     if (reached.size !== count) throw new Error('a varying value of the query did not reach its parameters unchanged');
-    return { compiled, slotOfParameter };
+    return { query: CompiledQuery.raw(sql, [...parameters]), slotOfParameter };
   }
 }

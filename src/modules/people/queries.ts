@@ -206,7 +206,7 @@ export async function listVisiblePeople(
 const KEPT_ORDER = ['lastname_key', 'firstname_key', 'lastname', 'firstname', 'person_id'] as const;
 
 /** What a page in the kept order depends on, but for its cursor: the key of its compiled query. */
-interface KeptOrderPage {
+type KeptOrderPage = {
   groupId: number;
   below: boolean;
   roleType: string | null;
@@ -214,7 +214,7 @@ interface KeptOrderPage {
   readable: ReadableGroups;
   limit: number;
   fromCursor: boolean;
-}
+};
 
 /**
  * A name-sorted page of the group's members (`kept-order`): the keys of the page from one range of

@@ -22,7 +22,7 @@ describe('dayIn', () => {
     );
   });
 
-  it('answers each moment of a minute in which the date changes', () => {
+  it('gives the new date from the moment it begins, also where that is not on a UTC hour, or not on a minute', () => {
     // Kolkata is UTC+5:30: its day begins at 18:30 UTC.
     const start = Date.UTC(2026, 10, 24, 18, 29, 59, 999);
     expect(dayIn('Asia/Kolkata', new Date(start))).toBe('2026-11-24');
