@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { onPostgres } from './dialect.js';
 
 /**
  * A text column compared code point by code point, as SQLite always does and PostgreSQL does
@@ -6,5 +7,5 @@ import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function binaryText(db: Kysely<any>, column: string): RawBuilder<string> {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? sql<string>`${sql.ref(column)} collate "C"` : sql<string>`${sql.ref(column)}`;
+  return onPostgres(db) ? sql<string>`${sql.ref(column)} collate "C"` : sql<string>`${sql.ref(column)}`;
 }

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { onPostgres } from '../../db/dialect.js';
 import type { TenantDatabase } from '../../db/types.js';
 import { toDbTimestamp } from '../../lib/time.js';
 
@@ -73,27 +74,41 @@ async function writeRecords(trx: TenantDb, changes: PendingChanges, now: Date): 
   // PostgreSQL this lock also puts the people lists' order (member_order, kept by triggers
   // deferred to the commit) in one writer's hands at a time: a write of memberships, names or
   // group paths that took no sequence row would race another's (migration keep-members-in-list-order).
-  const taken = await trx
+  const moveSequence = trx
     .updateTable('change_sequence')
     .set((eb) => ({ last_seq: eb('last_seq', '+', notes.length) }))
-    .where('id', '=', 1)
-    .returning('last_seq')
-    .executeTakeFirstOrThrow();
-  const first = Number(taken.last_seq) - notes.length + 1;
+    .where('id', '=', 1);
   const at = toDbTimestamp(now);
-  const rows = notes.map((note, index) => ({
-    seq: first + index,
-    entity: note.entity,
-    entity_id: String(note.entityId),
-    action: note.action,
-    at,
-    actor_id: changes.actorId,
-    person_id: note.personId ?? null,
-    other_person_id: note.otherPersonId ?? null,
-    changes: JSON.stringify(note.changes ?? {}),
-  }));
-  for (let start = 0; start < rows.length; start += CHUNK) {
-    await trx.insertInto('change_records').values(rows.slice(start, start + CHUNK)).execute();
+  // Each record's number counts back from the moved sequence: the last record gets last_seq.
+  const rowsCountingFrom = (lastSeq: RawBuilder<number>, start: number) =>
+    notes.slice(start, start + CHUNK).map((note, index) => ({
+      seq: sql<number>`${lastSeq} - ${notes.length - 1 - (start + index)}`,
+      entity: note.entity,
+      entity_id: String(note.entityId),
+      action: note.action,
+      at,
+      actor_id: changes.actorId,
+      person_id: note.personId ?? null,
+      other_person_id: note.otherPersonId ?? null,
+      changes: JSON.stringify(note.changes ?? {}),
+    }));
+  const movedSequence = sql<number>`(${trx.selectFrom('change_sequence').select('last_seq').where('id', '=', 1)})`;
+  let start = 0;
+  if (onPostgres(trx)) {
+    // One round trip less while the event's or the tree's row is locked (a registration storm
+    // queues on it): the sequence moves in the statement that writes the first records, whose
+    // numbers come from its RETURNING (the statement itself still sees the row as it was).
+    await trx
+      .with('taken', () => moveSequence.returning('last_seq'))
+      .insertInto('change_records')
+      .values(rowsCountingFrom(sql<number>`(select last_seq from taken)`, 0))
+      .execute();
+    start = CHUNK;
+  } else {
+    await moveSequence.execute();
+  }
+  for (; start < notes.length; start += CHUNK) {
+    await trx.insertInto('change_records').values(rowsCountingFrom(movedSequence, start)).execute();
   }
 }
 

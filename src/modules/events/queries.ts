@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { onPostgres } from '../../db/dialect.js';
 import type { EventsTable, TenantDatabase } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
 import { normaliseDbTimestamp } from '../../lib/time.js';
@@ -23,7 +24,7 @@ export const findEvent = (db: TenantDb, id: number): Promise<EventRow | undefine
  */
 export async function lockEvent(db: TenantDb, id: number): Promise<EventRow | undefined> {
   let query = db.selectFrom('events').selectAll().where('id', '=', id);
-  if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forUpdate();
+  if (onPostgres(db)) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 

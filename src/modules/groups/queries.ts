@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { onPostgres } from '../../db/dialect.js';
 import type { Day } from '../../access/permissions.js';
 import type { GroupsTable, TenantDatabase } from '../../db/types.js';
 import { activeOn, pathUpperBound } from '../permissions/queries.js';
@@ -22,8 +23,6 @@ export async function lockTree(db: TenantDb): Promise<void> {
   if (!onPostgres(db)) return;
   await db.selectFrom('groups').select('id').where('parent_id', 'is', null).forUpdate().execute();
 }
-
-const onPostgres = (db: TenantDb) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
  * Keeps a group from being deleted until the transaction ends, for a write that adds something to

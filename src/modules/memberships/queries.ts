@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { onPostgres } from '../../db/dialect.js';
 import type { Day } from '../../access/permissions.js';
 import type { MembershipsTable, TenantDatabase } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
@@ -34,7 +35,7 @@ export async function deleteMembership(db: TenantDb, id: number): Promise<void> 
  */
 export async function lockPersonForMemberships(db: TenantDb, personId: number): Promise<boolean> {
   let query = db.selectFrom('users').select('id').where('id', '=', personId);
-  if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forUpdate();
+  if (onPostgres(db)) query = query.forUpdate();
   return (await query.executeTakeFirst()) !== undefined;
 }
 
@@ -66,7 +67,7 @@ export async function rootAdminMemberships(db: TenantDb, rootId: number, day: Da
     .where('r.permission', '=', 'admin')
     .where(activeOn('m', day));
   // SQLite has no row locks; its writers take turns on the whole file.
-  if (db.isTransaction && db.getExecutor().adapter instanceof PostgresAdapter) query = query.forUpdate('m');
+  if (db.isTransaction && onPostgres(db)) query = query.forUpdate('m');
   const rows = await query.execute();
   return rows.map((row) => ({ id: Number(row.id), person_id: Number(row.person_id) }));
 }

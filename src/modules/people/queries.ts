@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { onPostgres } from '../../db/dialect.js';
 import type { Day } from '../../access/permissions.js';
 import { binaryText } from '../../db/collation.js';
 import { CompiledQueries } from '../../db/compiled-queries.js';
@@ -241,7 +242,7 @@ function keptOrderPage(db: TenantDb, page: KeptOrderPage, after: readonly unknow
   // index lookups (a tenant of 10,000: the page took 1.9 ms against 0.5); a LATERAL subquery with a
   // LIMIT is looked up row by row. SQLite looks them up by rowid anyway, and knows no LATERAL.
   let rows =
-    db.getExecutor().adapter instanceof PostgresAdapter
+    onPostgres(db)
       ? db
           .selectFrom(pageKeys)
           .innerJoinLateral((eb) => eb.selectFrom('users as u').selectAll('u').whereRef('u.id', '=', 'k.person_id').limit(1).as('p'), (join) => join.onTrue())

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { onPostgres } from '../../db/dialect.js';
 import type { TenantDatabase, UsersTable } from '../../db/types.js';
 import { sortKey } from '../../lib/sort-key.js';
 import { containsNul, lowerAscii } from '../../lib/validation.js';
@@ -9,7 +10,7 @@ type TenantDb = Kysely<TenantDatabase>;
 
 function lowerColumn(db: TenantDb, column: 'username' | 'email') {
   // Mirrors the expression of the unique indexes, so the lookup can use them.
-  return db.getExecutor().adapter instanceof PostgresAdapter
+  return onPostgres(db)
     ? sql<string>`lower(${sql.ref(column)} collate "C")`
     : sql<string>`lower(${sql.ref(column)})`;
 }
