@@ -24,3 +24,12 @@ export function isStorageUnavailable(error: unknown): boolean {
 
 /** What a client is told to wait before retrying, while storage is away. */
 export const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Is this error an insert or update refused by a unique index or key (PostgreSQL 23505, SQLite's
+ * SQLITE_CONSTRAINT_UNIQUE or _PRIMARYKEY)? For a statement that can break one such rule only.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

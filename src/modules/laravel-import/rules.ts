@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { isUniqueViolation } from '../../db/errors.js';
 import type { TenantDatabase } from '../../db/types.js';
 import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
 import { lowerAscii } from '../../lib/validation.js';
@@ -88,8 +89,6 @@ function timestamp(value: unknown, fallback: string | null): string | null {
   if (value === null || value === undefined || value === '') return fallback;
   return normaliseDbTimestamp(value instanceof Date ? value : String(value));
 }
-
-const isUniqueViolation = (err: unknown) => /unique|duplicate/i.test(String((err as Error).message));
 
 async function importUsers(source: SourceDb, target: TargetDb, options: Required<ImportOptions>): Promise<TableReport> {
   const columns = await columnsOf(source, 'users', USER_COLUMNS);

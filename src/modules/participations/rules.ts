@@ -10,7 +10,6 @@ import { canSeePerson, householdOf, type Access, type Household } from '../permi
 import {
   acceptedFacts,
   countByStateAndRole,
-  findLiveParticipation,
   findParticipation,
   type ParticipationItemRow,
 } from './queries.js';
@@ -59,7 +58,6 @@ export async function register(db: TenantDb, access: Access, found: FoundEvent, 
   if (!rights.manages && !registrationOpen(found.event, now)) throw errors.ruleBroken('event', ruleMessages.registrationClosed);
   const id = await transact(db, actorOf(access), async (trx) => {
     const event = await lockEventOrThrow(trx, Number(found.event.id));
-    if (await findLiveParticipation(trx, Number(event.id), personId)) throw errors.invalidField('person_id', ruleMessages.alreadyRegistered);
     const created = await takePlace(trx, event, { personId, role, notes: input.notes ?? null }, now);
     noteCreated(trx, 'participation', created, { personId });
     return created;

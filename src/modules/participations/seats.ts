@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { ParticipationRole, ParticipationState, TenantDatabase } from '../../db/types.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { errors, ruleMessages } from '../../errors.js';
 import { lockEvent, setEventCounts, type EventRow } from '../events/queries.js';
 import {
   acceptFirstInQueue,
   deleteParticipation,
+  findLiveParticipation,
   insertParticipation,
   liveParticipationsOf,
   moveQueueUp,
@@ -40,7 +42,10 @@ export async function lockEventOrThrow(trx: TenantDb, eventId: number): Promise<
   return event;
 }
 
-/** A new registration: pending, accepted, or at the end of the queue; 422 when the event is full. */
+/**
+ * A new registration: pending, accepted, or at the end of the queue; 422 when the person is
+ * registered already (pending, accepted or waitlisted), else 422 when the event is full.
+ */
 export async function takePlace(
   trx: TenantDb,
   event: EventRow,
@@ -56,17 +61,26 @@ export async function takePlace(
     },
     registration.role,
   );
-  if (state === 'full') throw errors.ruleBroken('event', ruleMessages.eventFull);
+  const eventId = Number(event.id);
+  const alreadyRegistered = () => errors.invalidField('person_id', ruleMessages.alreadyRegistered);
+  if (state === 'full') {
+    throw (await findLiveParticipation(trx, eventId, registration.personId)) ? alreadyRegistered() : errors.ruleBroken('event', ruleMessages.eventFull);
+  }
   const counts = countsOf(event);
   const position = state === 'waitlisted' ? counts.waitlist_count + 1 : null;
+  // A live participation of the person is found by the insert itself (the partial unique index
+  // participations_live_unique, the only unique rule a new row can break): one round trip less
+  // while the event's row is locked, which a registration storm queues on.
   const id = await insertParticipation(
     trx,
-    { event_id: Number(event.id), person_id: registration.personId, role: registration.role, state, waitlist_position: position, notes: registration.notes },
+    { event_id: eventId, person_id: registration.personId, role: registration.role, state, waitlist_position: position, notes: registration.notes },
     now,
-  );
+  ).catch((error: unknown) => {
+    throw isUniqueViolation(error) ? alreadyRegistered() : error;
+  });
   if (takesSeat({ role: registration.role, state })) counts.participants_count++;
   if (state === 'waitlisted') counts.waitlist_count++;
-  await setEventCounts(trx, Number(event.id), counts);
+  await setEventCounts(trx, eventId, counts);
   return id;
 }
 
