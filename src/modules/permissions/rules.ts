@@ -1,7 +1,18 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import { atLeast, isActiveOn, permissionOn, type Day, type Permission, type RoleHeld } from '../../access/permissions.js';
 import type { TenantDatabase } from '../../db/types.js';
-import { activeGroupPaths, activeGroupPathsOfPeople, activeOn, groupAmong, isGuardian, rolesOfPerson, rootGroup, wardIdsOf, type RoleRow } from './queries.js';
+import {
+  activeGroupPaths,
+  activeGroupPathsOfPeople,
+  activeOn,
+  groupAmong,
+  isGuardian,
+  rolesAndRootOf,
+  rolesOfPerson,
+  rootGroup,
+  wardIdsOf,
+  type RoleRow,
+} from './queries.js';
 
 type TenantDb = Kysely<TenantDatabase>;
 
@@ -15,6 +26,8 @@ export interface Access {
   personId: number;
   day: Day;
   root: { id: number; path: string };
+  /** The paths of the groups where the caller has a membership active on `day` (any role). */
+  memberOf: readonly string[];
   /** The caller's permission on the group at this path. */
   on(groupPath: string): Permission;
   /** The groups where the caller holds at least `needed`: whole subtrees and single groups. */
@@ -29,8 +42,7 @@ export interface RoleFacts {
 
 /** The person's memberships and the root group, read from the database now. */
 export async function readRoleFacts(db: TenantDb, personId: number): Promise<RoleFacts> {
-  const [roles, root] = await Promise.all([rolesOfPerson(db, personId), rootGroup(db)]);
-  return { roles, root };
+  return rolesAndRootOf(db, personId);
 }
 
 /** The person's Access on `day`, read from the database now. */
@@ -45,6 +57,7 @@ export function accessFrom(personId: number, day: Day, { roles, root }: RoleFact
     personId,
     day,
     root,
+    memberOf: [...new Set(active.map((role) => role.groupPath))],
     on: (groupPath) => permissionOn(groupPath, active as RoleHeld[], day),
     groupsWith: (needed) => groupsWith(active, needed),
   };
@@ -133,6 +146,7 @@ export async function operatorAccess(db: TenantDb, day: Day): Promise<Access> {
     personId: 0,
     day,
     root,
+    memberOf: [],
     on: () => 'admin',
     groupsWith: () => ({ subtreePaths: [root.path], groupIds: [] }),
   };
@@ -151,10 +165,26 @@ export interface Household {
   groupIdsAtOrAbove: number[];
 }
 
-export async function householdOf(db: TenantDb, access: Access): Promise<Household> {
+const households = new WeakMap<Access, Promise<Household>>();
+
+/**
+ * The caller's household, read once per Access, that is once per request (an event's visibility
+ * and the registration's rights both ask for it), like the Access itself (request.ts).
+ */
+export function householdOf(db: TenantDb, access: Access): Promise<Household> {
+  let household = households.get(access);
+  if (!household) {
+    household = readHousehold(db, access);
+    households.set(access, household);
+  }
+  return household;
+}
+
+async function readHousehold(db: TenantDb, access: Access): Promise<Household> {
   const wardIds = await wardIdsOf(db, access.personId);
   const personIds = [access.personId, ...wardIds];
-  const paths = await activeGroupPathsOfPeople(db, personIds, access.day);
+  // The caller's own groups are in their Access already (as fresh as their permissions).
+  const paths = [...access.memberOf, ...(await activeGroupPathsOfPeople(db, wardIds, access.day))];
   const groupIds = new Set(paths.flatMap((path) => path.split('/').filter(Boolean).map(Number)));
   return { personIds, wardIds, groupIdsAtOrAbove: [...groupIds] };
 }
