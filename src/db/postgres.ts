@@ -111,6 +111,9 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: poolSize,
+    // Connections stay open once opened: a new one costs the database a process and cold catalog
+    // caches, which a registration storm after a quiet minute paid for (about 200 ms of 1.8 s).
+    min: poolSize,
     types: pgTypeParsers,
     // Fail fast while the database is away (the request gets 503) instead of queueing forever.
     connectionTimeoutMillis: 3000,
