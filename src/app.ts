@@ -40,7 +40,7 @@ import peopleRoutes from './modules/people/routes.js';
 import eventRoutes from './modules/events/routes.js';
 import participationRoutes from './modules/participations/routes.js';
 import { createTenantCalendar } from './modules/permissions/calendar.js';
-import { createRoleMemory } from './modules/permissions/memory.js';
+import { createGroupMemory, createRoleMemory } from './modules/permissions/memory.js';
 import { createRequestAccess } from './modules/permissions/request.js';
 import { createCursorCodec, cursorScope } from './http/paging.js';
 import { readOrCreateSetting } from './db/settings.js';
@@ -170,12 +170,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(tenantRoutes, { storage });
       // groups.md: the group administration core.
       const cursorsOf = (request: FastifyRequest) => cursors.scoped(cursorScope(request.tenant.slug, request.query as Record<string, unknown>));
-      const roleMemory = createRoleMemory({ writes: (tenant) => storage.invalidations.writes(tenant) });
-      const resources = { cursorsOf, accessOf: createRequestAccess(createTenantCalendar(storage, deps.now), roleMemory) };
+      const writes = (tenant: string) => storage.invalidations.writes(tenant);
+      const resources = { cursorsOf, accessOf: createRequestAccess(createTenantCalendar(storage, deps.now), createRoleMemory({ writes })) };
+      const { groupOf } = createGroupMemory({ writes });
       await api.register(groupRoutes, resources);
       await api.register(roleTypeRoutes, resources);
       await api.register(membershipRoutes, resources);
-      await api.register(peopleRoutes, { ...resources, imports: { bodyLimit: config.importBodyLimit, maxRows: config.importMaxRows } });
+      await api.register(peopleRoutes, { ...resources, groupOf: (request, id) => groupOf(request.tenant.slug, request.tenant.db, id), imports: { bodyLimit: config.importBodyLimit, maxRows: config.importMaxRows } });
       // events.md: camps and meetings, registration, waiting lists.
       await api.register(eventRoutes, resources);
       await api.register(participationRoutes, resources);

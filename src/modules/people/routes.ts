@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
+import type { GroupRow } from '../groups/queries.js';
 import type { ResourceRouteOptions } from '../groups/routes.js';
 import { listPersonMemberships } from '../memberships/queries.js';
 import { MembershipSchema, PersonMembershipsQuery, toApiMembership } from '../memberships/schemas.js';
@@ -38,12 +39,14 @@ const changed = { ...ErrorSchema, description: 'The resource was changed by some
 const idOf = (params: unknown, name = 'id') => parseId((params as Record<string, string | undefined>)[name]);
 
 export interface PeopleRouteOptions extends ResourceRouteOptions {
+  /** The group named by `group_id`, remembered for a second (permissions/memory.ts). */
+  groupOf: (request: FastifyRequest, id: number) => Promise<GroupRow | undefined>;
   /** IMPORT_BODY_LIMIT and IMPORT_MAX_ROWS of the configuration. */
   imports?: { bodyLimit: number; maxRows: number };
 }
 
 /** The people module's routes (groups.md sections 3 and 5, data.md): people, guardians and wards, CSV in and out. */
-const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, { cursorsOf, accessOf, imports = IMPORT_DEFAULTS }) => {
+const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, { cursorsOf, accessOf, groupOf, imports = IMPORT_DEFAULTS }) => {
   // The CSV import takes text/csv with its own limit: a child plugin, so no other route does.
   await app.register(peopleImportRoutes, { accessOf, ...imports });
   // GET /user/export (data.md section 3) gathers the person's data from every module.
@@ -77,7 +80,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
         const after = query.cursor === undefined ? null : cursors.decode(`people:${selection.sort}`, query.cursor);
         return sendCsv(reply, peopleCsvName(access.day), peopleCsv(request.tenant.db, access, selection, after));
       }
-      const page = await listPeople(request.tenant.db, access, request.query, limitOf(request.query), cursors);
+      const page = await listPeople(request.tenant.db, access, request.query, limitOf(request.query), cursors, (id) => groupOf(request, id));
       return ok({ people: page.rows.map(toApiPerson), next_cursor: page.nextCursor });
     },
   );

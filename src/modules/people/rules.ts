@@ -7,6 +7,7 @@ import type { CursorCodec, Page } from '../../http/paging.js';
 import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { hashPassword } from '../auth/passwords.js';
+import type { GroupRow } from '../groups/queries.js';
 import { addMembership, requireGrantable, requireGroupById } from '../memberships/rules.js';
 import { lockPersonForMemberships, rootAdminMemberships } from '../memberships/queries.js';
 import { canSeePerson, holdsOnPerson, mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
@@ -45,13 +46,22 @@ export async function requireVisiblePerson(db: TenantDb, access: Access, id: num
   return person;
 }
 
-export async function listPeople(db: TenantDb, access: Access, filters: PeopleFilters, limit: number, cursors: CursorCodec): Promise<Page<UserRow>> {
+/** GET /people as JSON; `groupOf` reads the group named by `group_id` (404 when there is none). */
+export async function listPeople(
+  db: TenantDb,
+  access: Access,
+  filters: PeopleFilters,
+  limit: number,
+  cursors: CursorCodec,
+  groupOf: (id: number) => Promise<GroupRow | undefined>,
+): Promise<Page<UserRow>> {
   const sort = filters.sort ?? 'name';
   const list = `people:${sort}`;
   const after = filters.cursor === undefined ? null : cursors.decode(list, filters.cursor);
   const selection: PeopleSelection = { activeOn: filters.active_on ?? access.day, sort };
   if (filters.group_id !== undefined) {
-    const group = await requireGroupById(db, filters.group_id);
+    const group = await groupOf(filters.group_id);
+    if (!group) throw errors.notFound('Group');
     selection.group = { id: Number(group.id), path: group.path, below: filters.below === true };
   }
   if (filters.role_type !== undefined) selection.roleType = filters.role_type;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDbTimestamp } from '../../../src/lib/time.js';
-import { createRoleMemory, ROLES_KEPT_MS } from '../../../src/modules/permissions/memory.js';
+import { createGroupMemory, createRoleMemory, ROLES_KEPT_MS } from '../../../src/modules/permissions/memory.js';
 import { openStorage } from '../../../src/server/first-start.js';
 import type { Storage } from '../../../src/db/storage.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
@@ -147,5 +147,39 @@ describe('role memory', () => {
     expect(secondFacts).toMatchObject({ roles: [{ permission: 'admin', groupId: secondRoot }], root: { id: secondRoot } });
     expect(demoFacts.roles.map((role) => role.permission)).not.toContain('admin');
     expect(demoFacts.root.id).toBe(root);
+  });
+
+  it('keeps a group row for a second, forgets it on a write of its own, and never keeps a group not found', async () => {
+    const { groupOf } = createGroupMemory({ writes: (tenant) => t.storage.invalidations.writes(tenant), now: () => clock });
+    const db = t.storage.tenantDb('demo');
+    const now = toDbTimestamp(new Date());
+    const addGroup = async (name: string, storage: Storage) =>
+      Number(
+        (
+          await storage
+            .tenantDb('demo')
+            .insertInto('groups')
+            .values({ parent_id: root, name, name_key: name.toLowerCase(), kind: '', description: null, path: '/', created_at: now, updated_at: now })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id,
+      );
+    clock = 200_000;
+    const troop = await addGroup('Remembered troop', t.storage);
+    expect((await groupOf('demo', db, troop))?.name).toBe('Remembered troop');
+    // Renamed by another process: seen once a second has passed since the read.
+    await otherProcess.tenantDb('demo').updateTable('groups').set({ name: 'Renamed' }).where('id', '=', troop).execute();
+    clock += ROLES_KEPT_MS - 1;
+    expect((await groupOf('demo', db, troop))?.name).toBe('Remembered troop');
+    clock += 1;
+    expect((await groupOf('demo', db, troop))?.name).toBe('Renamed');
+    // Renamed through this process: seen at once.
+    await db.updateTable('groups').set({ name: 'Renamed here' }).where('id', '=', troop).execute();
+    expect((await groupOf('demo', db, troop))?.name).toBe('Renamed here');
+    // A group not found is asked again: created by another process, it is found at once.
+    const missing = troop + 1000;
+    expect(await groupOf('demo', db, missing)).toBeUndefined();
+    const created = await addGroup('Created elsewhere', otherProcess);
+    expect((await groupOf('demo', db, created))?.name).toBe('Created elsewhere');
   });
 });
