@@ -26,10 +26,14 @@ export function isStorageUnavailable(error: unknown): boolean {
 export const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /**
- * Is this error an insert or update refused by a unique index or key (PostgreSQL 23505, SQLite's
- * SQLITE_CONSTRAINT_UNIQUE or _PRIMARYKEY)? For a statement that can break one such rule only.
+ * Is this error an insert or update refused by a unique index or key: any (the primary key too),
+ * or one of `indexes`? PostgreSQL names the index (23505); SQLite names columns, not indexes,
+ * so there any unique index but the primary key counts: name indexes only of a table with no
+ * other unique one.
  */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+export function isUniqueViolation(error: unknown, ...indexes: string[]): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  if (indexes.length === 0) return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (code === '23505' && typeof constraint === 'string' && indexes.includes(constraint)) || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }

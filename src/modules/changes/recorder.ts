@@ -105,7 +105,9 @@ async function writeRecords(trx: TenantDb, changes: PendingChanges, now: Date): 
       .execute();
     start = CHUNK;
   } else {
-    await moveSequence.execute();
+    // Without its one row the records would be numbered by SQLite itself (seq NULL): refuse.
+    const { numUpdatedRows } = await moveSequence.executeTakeFirstOrThrow();
+    if (numUpdatedRows !== 1n) throw new Error('change_sequence has no row 1');
   }
   for (; start < notes.length; start += CHUNK) {
     await trx.insertInto('change_records').values(rowsCountingFrom(movedSequence, start)).execute();

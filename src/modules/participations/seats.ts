@@ -69,14 +69,14 @@ export async function takePlace(
   const counts = countsOf(event);
   const position = state === 'waitlisted' ? counts.waitlist_count + 1 : null;
   // A live participation of the person is found by the insert itself (the partial unique index
-  // participations_live_unique, the only unique rule a new row can break): one round trip less
+  // participations_live_unique, the table's only unique index): one round trip less
   // while the event's row is locked, which a registration storm queues on.
   const id = await insertParticipation(
     trx,
     { event_id: eventId, person_id: registration.personId, role: registration.role, state, waitlist_position: position, notes: registration.notes },
     now,
   ).catch((error: unknown) => {
-    throw isUniqueViolation(error) ? alreadyRegistered() : error;
+    throw isUniqueViolation(error, 'participations_live_unique') ? alreadyRegistered() : error;
   });
   if (takesSeat({ role: registration.role, state })) counts.participants_count++;
   if (state === 'waitlisted') counts.waitlist_count++;

@@ -27,16 +27,32 @@ describe('transact', () => {
     expect(await lastSeq()).toBe(before + 1202);
   });
 
-  it('leaves neither records nor a moved sequence when the work fails', async () => {
+  it('leaves neither records nor a moved sequence when writing the records fails', async () => {
     const before = await lastSeq();
     await expect(
       transact(t.storage.tenantDb('demo'), null, async (trx) => {
         noteCreated(trx, 'group', 1);
-        await trx.insertInto('change_records').values({ seq: -1, entity: 'group', entity_id: 'x', action: 'created', at: '2026-01-01 00:00:00', actor_id: null, person_id: null, other_person_id: null, changes: '{}' }).execute();
-        throw new Error('work failed');
+        noteCreated(trx, 'group', 2);
+        // Takes the number the recorder gives the first record: its own insert then fails.
+        await trx
+          .insertInto('change_records')
+          .values({ seq: before + 1, entity: 'group', entity_id: 'x', action: 'created', at: '2026-01-01 00:00:00', actor_id: null, person_id: null, other_person_id: null, changes: '{}' })
+          .execute();
       }),
-    ).rejects.toThrow('work failed');
+    ).rejects.toThrow();
     expect(await lastSeq()).toBe(before);
-    expect((await records()).filter((record) => Number(record.seq) === -1 || Number(record.seq) > before)).toEqual([]);
+    expect((await records()).filter((record) => Number(record.seq) > before)).toEqual([]);
+  });
+
+  it('refuses to write records without the sequence row, rather than numbering them some other way', async () => {
+    const before = await lastSeq();
+    await expect(
+      transact(t.storage.tenantDb('demo'), null, async (trx) => {
+        await trx.deleteFrom('change_sequence').execute();
+        noteCreated(trx, 'group', 1);
+      }),
+    ).rejects.toThrow();
+    expect(await lastSeq()).toBe(before);
+    expect((await records()).filter((record) => Number(record.seq) > before)).toEqual([]);
   });
 });

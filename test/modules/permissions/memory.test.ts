@@ -153,13 +153,13 @@ describe('role memory', () => {
     const { groupOf } = createGroupMemory({ writes: (tenant) => t.storage.invalidations.writes(tenant), now: () => clock });
     const db = t.storage.tenantDb('demo');
     const now = toDbTimestamp(new Date());
-    const addGroup = async (name: string, storage: Storage) =>
+    const addGroup = async (name: string, storage: Storage, id?: number) =>
       Number(
         (
           await storage
             .tenantDb('demo')
             .insertInto('groups')
-            .values({ parent_id: root, name, name_key: name.toLowerCase(), kind: '', description: null, path: '/', created_at: now, updated_at: now })
+            .values({ ...(id === undefined ? {} : { id }), parent_id: root, name, name_key: name.toLowerCase(), kind: '', description: null, path: '/', created_at: now, updated_at: now })
             .returning('id')
             .executeTakeFirstOrThrow()
         ).id,
@@ -179,7 +179,7 @@ describe('role memory', () => {
     // A group not found is asked again: created by another process, it is found at once.
     const missing = troop + 1000;
     expect(await groupOf('demo', db, missing)).toBeUndefined();
-    const created = await addGroup('Created elsewhere', otherProcess);
-    expect((await groupOf('demo', db, created))?.name).toBe('Created elsewhere');
+    expect(await addGroup('Created elsewhere', otherProcess, missing)).toBe(missing);
+    expect((await groupOf('demo', db, missing))?.name).toBe('Created elsewhere');
   });
 });
