@@ -144,6 +144,29 @@ describe('people endpoints: filters, paging, logins and erasure (groups.md)', ()
       expect(await lastnames(`?q=trix&group_id=${troopB}`)).toEqual([]);
     });
 
+    it('group_id: 404 "Group not found." for a group that does not exist, also right after it was deleted or moved away', async () => {
+      const missing = await call('admin', 'GET', '/people?group_id=999999');
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toEqual({ success: false, message: 'Group not found.' });
+      const patrol = (await call('admin', 'POST', '/groups', { parent_id: troopA, name: 'Patrol' })).json().data.group.id as number;
+      await person({ lastname: 'Patroller' }, { group_id: patrol });
+      // Read (and remembered) by these lists: the leader reads troop A's subtree.
+      expect(await lastnames(`?group_id=${patrol}`, 'leader')).toEqual(['Patroller']);
+      expect(await lastnames(`?group_id=${troopA}&below=true`, 'leader')).toEqual(['Leader', 'Patroller']);
+      // Moved out of the leader's reach: the next list shows nobody, without waiting.
+      expect((await call('admin', 'PATCH', `/groups/${patrol}`, { parent_id: troopB })).statusCode).toBe(200);
+      expect(await lastnames(`?group_id=${patrol}`, 'leader')).toEqual([]);
+      expect(await lastnames(`?group_id=${troopA}&below=true`, 'leader')).toEqual(['Leader']);
+      expect(await lastnames(`?group_id=${troopB}&below=true`)).toEqual(['Patroller']);
+      // Emptied and deleted: 404 at once.
+      const [membership] = (await call('admin', 'GET', `/groups/${patrol}/memberships`)).json().data.memberships as { id: number }[];
+      expect((await call('admin', 'DELETE', `/memberships/${membership!.id}`)).statusCode).toBe(204);
+      expect((await call('admin', 'DELETE', `/groups/${patrol}`)).statusCode).toBe(204);
+      const deleted = await call('admin', 'GET', `/people?group_id=${patrol}`);
+      expect(deleted.statusCode).toBe(404);
+      expect(deleted.json()).toEqual({ success: false, message: 'Group not found.' });
+    });
+
     it('is_vegetarian and can_swimm (spelled as in the spec), alone and together', async () => {
       await person({ lastname: 'Veg', is_vegetarian: true, can_swimm: false });
       await person({ lastname: 'Swim', is_vegetarian: false, can_swimm: true });
