@@ -103,6 +103,20 @@ export async function requireAnotherAdministrator(db: TenantDb, access: Access, 
   if (admins.length <= 1) throw errors.ruleBroken('membership', ruleMessages.lastAdministrator);
 }
 
+/**
+ * Whether new dates bring the person back into the group: an ended membership re-opened (ending
+ * today or later, or never), or one not active today made active today. That grants a membership
+ * as POST /memberships does, so it needs what POST needs: the person visible to the caller (a
+ * former member who left for another group is no one's to fetch back and read again).
+ */
+function bringsBack(current: MembershipRow, next: Pick<MembershipRow, 'start_on' | 'end_on'>, day: Day): boolean {
+  const endedBefore = current.end_on !== null && current.end_on < day;
+  const endedAfter = next.end_on !== null && next.end_on < day;
+  const activeBefore = isActiveOn({ startOn: current.start_on, endOn: current.end_on }, day);
+  const activeAfter = isActiveOn({ startOn: next.start_on, endOn: next.end_on }, day);
+  return (endedBefore && !endedAfter) || (!activeBefore && activeAfter);
+}
+
 export async function changeMembership(db: TenantDb, access: Access, membership: MembershipRow, update: MembershipUpdate, ifMatch: string | undefined) {
   const input = pickFields(update, ['label', 'start_on', 'end_on']);
   return transact(db, actorOf(access), async (trx) => {
@@ -114,6 +128,7 @@ export async function changeMembership(db: TenantDb, access: Access, membership:
     const next = { ...current, ...input, end_on: input.end_on === undefined ? current.end_on : input.end_on };
     const problem = datesProblem(next.start_on, next.end_on);
     if (problem) throw errors.validation(problem);
+    if (bringsBack(current, next, access.day) && !(await canSeePerson(trx, access, Number(current.person_id)))) throw errors.notFound('Person');
     if (await findOverlap(trx, next, Number(current.id))) throw errors.invalidField('role_type', ruleMessages.alreadyHasRole);
     await requireAnotherAdministrator(trx, access, current, next);
     const updated = await updateMembership(trx, Number(current.id), input, toDbTimestamp(new Date()));

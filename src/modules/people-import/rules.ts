@@ -163,8 +163,9 @@ async function planImport(db: TenantDb, access: Access, target: ImportTarget, fi
     const matchedId = nameMatches.get(row.row);
     const person = (typeof input.email === 'string' ? byEmail.get(lowerAscii(input.email)) : matchedId === undefined ? undefined : byId.get(matchedId)) ?? null;
     const username = row.cells.username ?? '';
-    if (username !== '' && username !== person?.username) problems.add(row.row, importMessages.usernameNotImported);
+    const usernameDiffers = username !== '' && username !== person?.username;
     if (!person) {
+      if (usernameDiffers) problems.add(row.row, importMessages.usernameNotImported);
       for (const field of ['firstname', 'lastname'] as const) {
         if (input[field] === undefined) problems.add(row.row, fieldMessages.required(field));
       }
@@ -172,16 +173,18 @@ async function planImport(db: TenantDb, access: Access, target: ImportTarget, fi
       continue;
     }
     const personId = Number(person.id);
+    const changes = changesOf(input, person);
+    const joins = !holders.has(personId);
+    // A row that changes nobody matches an active holder of the role, whom the caller sees.
+    const touches = Object.keys(changes).length > 0 || joins;
+    const right = touches ? Boolean(await rightToChange(db, access, personId)) : true;
+    const loginChanges = touches && changes.email !== undefined && !(await mayChangeLoginOf(db, access, personId));
+    // The username of someone the caller may not change is not compared: the answer would tell it.
+    if (usernameDiffers && right) problems.add(row.row, importMessages.usernameNotImported);
     const earlier = matchedRows.get(personId);
     if (earlier !== undefined) problems.add(row.row, importMessages.samePersonAsRow(earlier));
     else matchedRows.set(personId, row.row);
-    const changes = changesOf(input, person);
-    const joins = !holders.has(personId);
-    if (Object.keys(changes).length > 0 || joins) {
-      const right = await rightToChange(db, access, personId);
-      const loginChanges = changes.email !== undefined && !(await mayChangeLoginOf(db, access, personId));
-      if (!right || loginChanges) problems.add(row.row, importMessages.mayNotChange);
-    }
+    if (!right || loginChanges) problems.add(row.row, importMessages.mayNotChange);
     // A membership starting today would overlap a future one of the same role (section 4).
     if (joins && unended.has(personId)) problems.add(row.row, ruleMessages.alreadyHasRole);
     planned.push({ row: row.row, input, person, changes, joins });

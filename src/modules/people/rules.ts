@@ -218,11 +218,17 @@ export async function addGuardian(db: TenantDb, access: Access, ward: UserRow, g
   });
 }
 
+/**
+ * DELETE /people/{id}/guardians/{guardian_id}: the guardian must be someone the caller sees, as for
+ * adding one (404 `Person not found.`, as for an id that names no one), so that a hidden link is
+ * neither confirmed nor removed; then 404 `Guardian not found.` when there is no link.
+ */
 export async function removeGuardian(db: TenantDb, access: Access, ward: UserRow, guardianId: number | null): Promise<void> {
+  const guardian = await requireVisiblePerson(db, access, guardianId);
   const wardId = Number(ward.id);
   await transact(db, actorOf(access), async (trx) => {
-    const removed = guardianId !== null && (await deleteGuardianship(trx, wardId, guardianId));
+    const removed = await deleteGuardianship(trx, wardId, Number(guardian.id));
     if (!removed) throw errors.notFound('Guardian');
-    noteChange(trx, { entity: 'guardianship', entityId: wardId, action: 'deleted', changes: { guardian_id: [guardianId, null] }, personId: wardId, otherPersonId: guardianId });
+    noteChange(trx, { entity: 'guardianship', entityId: wardId, action: 'deleted', changes: { guardian_id: [Number(guardian.id), null] }, personId: wardId, otherPersonId: Number(guardian.id) });
   });
 }

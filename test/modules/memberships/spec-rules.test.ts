@@ -170,6 +170,52 @@ describe('memberships and guardians: rules of groups.md', () => {
     });
   });
 
+  describe('PATCH /memberships/{id}: bringing a person back needs them visible, as POST does (section 4)', () => {
+    beforeEach(async () => {
+      await person('leader', [troop, 'leader']);
+      // Left the troop for another group: the leader no longer sees them.
+      await person('leaver', [troop, 'member', { startOn: '2000-01-01', endOn: '2001-01-01' }], false);
+      await t.grant('demo', ids.leaver!, other, 'member');
+      // Joins the troop next century: not seen yet either.
+      await person('newcomer', [troop, 'member', { startOn: '2999-01-01', endOn: null }], false);
+      await t.grant('demo', ids.newcomer!, other, 'member');
+      // Left the troop and stays in the patrol below it: still seen.
+      await person('stayer', [troop, 'member', { startOn: '2000-01-01', endOn: '2001-01-01' }], false);
+      await t.grant('demo', ids.stayer!, patrol, 'member');
+    });
+
+    it('answers 404 "Person not found." for re-opening or advancing the membership of someone the caller cannot see, changing nothing', async () => {
+      expect((await call('leader', 'GET', `/people/${ids.leaver}`)).statusCode).toBe(404);
+      for (const [who, body] of [
+        ['leaver', { end_on: null }],
+        ['leaver', { end_on: '2999-12-31' }],
+        ['leaver', { start_on: '2998-01-01', end_on: null }],
+        ['newcomer', { start_on: '2000-01-01' }],
+      ] as const) {
+        const refused = await call('leader', 'PATCH', `/memberships/${ids[`${who}:m`]}`, body);
+        expect(refused.statusCode, `${who} ${JSON.stringify(body)}`).toBe(404);
+        expect(refused.json()).toEqual(PERSON_NOT_FOUND);
+      }
+      const all = (await call('admin', 'GET', `/groups/${troop}/memberships?all=true`)).json().data.memberships as { id: number; start_on: string; end_on: string | null }[];
+      expect(all.find((m) => m.id === ids['leaver:m'])).toMatchObject({ start_on: '2000-01-01', end_on: '2001-01-01' });
+      expect(all.find((m) => m.id === ids['newcomer:m'])).toMatchObject({ start_on: '2999-01-01', end_on: null });
+      expect((await call('leader', 'GET', `/people/${ids.leaver}`)).statusCode).toBe(404);
+    });
+
+    it('lets the leader change what brings no one back, and bring back someone they see', async () => {
+      // The label of an ended or a future membership, and an ended one's dates within the past.
+      expect((await call('leader', 'PATCH', `/memberships/${ids['leaver:m']}`, { label: 'Former cub', end_on: '2001-06-30' })).statusCode).toBe(200);
+      expect((await call('leader', 'PATCH', `/memberships/${ids['newcomer:m']}`, { label: 'Next year' })).statusCode).toBe(200);
+      // Someone still in the patrol below is seen, so their troop membership may be re-opened.
+      const reopened = await call('leader', 'PATCH', `/memberships/${ids['stayer:m']}`, { end_on: null });
+      expect(reopened.statusCode, reopened.body).toBe(200);
+      expect(reopened.json().data.membership).toMatchObject({ id: ids['stayer:m'], end_on: null });
+      // The admin on the root sees everyone and brings the leaver back.
+      expect((await call('admin', 'PATCH', `/memberships/${ids['leaver:m']}`, { end_on: null })).statusCode).toBe(200);
+      expect((await call('leader', 'GET', `/people/${ids.leaver}`)).statusCode).toBe(200);
+    });
+  });
+
   describe('guardians (section 5)', () => {
     beforeEach(async () => {
       await person('leader', [troop, 'leader']); // write where the kid is
@@ -215,6 +261,25 @@ describe('memberships and guardians: rules of groups.md', () => {
       expect(readOnlyDelete.statusCode).toBe(403);
       expect(readOnlyDelete.json()).toEqual(UNAUTHORIZED);
       expect((await call('admin', 'GET', `/people/${ids.kid}/guardians`)).json().data.guardians.map((p: { id: number }) => p.id)).toEqual([ids.sibling]);
+    });
+
+    it('removes only a link to a guardian the caller sees: a hidden one answers as one that does not exist, and stays', async () => {
+      // The parent (in another group) is the kid's guardian, linked by the admin; the leader does not see the parent.
+      expect((await call('admin', 'POST', `/people/${ids.kid}/guardians`, { guardian_id: ids.parent })).statusCode).toBe(201);
+      expect((await call('leader', 'GET', `/people/${ids.kid}/guardians`)).json().data.guardians).toEqual([]);
+      for (const guardian of [ids.parent, 999999]) {
+        const refused = await call('leader', 'DELETE', `/people/${ids.kid}/guardians/${guardian}`);
+        expect(refused.statusCode, String(guardian)).toBe(404);
+        expect(refused.json()).toEqual(PERSON_NOT_FOUND);
+      }
+      expect((await call('admin', 'GET', `/people/${ids.kid}/guardians`)).json().data.guardians.map((p: { id: number }) => p.id)).toEqual([ids.parent]);
+      // Someone the leader sees who is not a guardian: no such link.
+      const noLink = await call('leader', 'DELETE', `/people/${ids.kid}/guardians/${ids.sibling}`);
+      expect(noLink.statusCode).toBe(404);
+      expect(noLink.json()).toEqual({ success: false, message: 'Guardian not found.' });
+      // The admin sees the parent and removes the link.
+      expect((await call('admin', 'DELETE', `/people/${ids.kid}/guardians/${ids.parent}`)).statusCode).toBe(204);
+      expect((await call('admin', 'GET', `/people/${ids.kid}/guardians`)).json().data.guardians).toEqual([]);
     });
   });
 

@@ -103,6 +103,19 @@ describe('the CSV file of POST /people/import (data.md section 2)', () => {
     expect(await w.countPeople()).toBe(3);
   });
 
+  it('does not compare the username of someone the caller may not change: right and wrong guesses answer alike', async () => {
+    // The admin (on the root) is hidden from the troop leader; the leader knows the admin's address.
+    expect((await w.call('leader', 'GET', `/people/${w.ids.admin}`)).statusCode).toBe(404);
+    const answers = [];
+    for (const guess of ['admin', 'someone-else']) {
+      const answer = await w.importCsv('leader', into, csv('username,email,firstname,lastname', `${guess},admin@example.com,,`));
+      expect(answer.statusCode, guess).toBe(422);
+      answers.push(answer.json());
+    }
+    expect(answers[0]).toEqual({ success: false, message: 'You may not change the person this row matches.', errors: { 'row 2': ['You may not change the person this row matches.'] } });
+    expect(answers[1]).toEqual(answers[0]);
+  });
+
   it('keeps the username rule: equal to the matched person is fine, anything else is a row error', async () => {
     const answer = await w.importCsv('admin', into, csv('username,email,firstname,lastname', 'leader,leader@example.com,,', 'other,admin@example.com,,'));
     expect(answer.json().errors).toEqual({ 'row 3': ['The username field cannot be set by import.'] });
