@@ -178,13 +178,21 @@ export async function changeEvent(db: TenantDb, access: Access, found: FoundEven
     const updated = await updateEvent(trx, Number(current.id), changes, now);
     // The counts are derived (they move with the participations): not part of the event's record.
     noteUpdated(trx, 'event', Number(current.id), changedFields(toApiEvent(current), toApiEvent(updated), [...BOOKKEEPING, 'participants_count', 'waitlist_count']));
-    if (changes.capacity !== undefined) {
+    // Only a raised capacity (or none any more) moves the queue (events.md section 2): a lowered or
+    // unchanged one leaves waiting those a manager keeps waiting while seats are free.
+    if (capacityRaised(current.capacity, changes.capacity)) {
       const counts = { participants_count: Number(updated.participants_count), waitlist_count: Number(updated.waitlist_count) };
       await fillSeats(trx, updated, counts, now);
       return { ...updated, ...counts };
     }
     return updated;
   });
+}
+
+/** Whether a PATCH's `capacity` (undefined: not given; null: unlimited) raises the event's. */
+function capacityRaised(before: number | null, after: number | null | undefined): boolean {
+  if (after === undefined || before === null) return false;
+  return after === null || after > Number(before);
 }
 
 /** DELETE /events/{id} (managers): not while a participation is pending, accepted or waitlisted. */

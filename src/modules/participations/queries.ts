@@ -67,27 +67,35 @@ export async function moveQueueUp(db: TenantDb, eventId: number, position: numbe
     .execute();
 }
 
-/** The first `count` of the queue are accepted (each a change of its own row). */
-export async function acceptFirstInQueue(db: TenantDb, eventId: number, count: number, now: string): Promise<{ id: number; person_id: number }[]> {
+/** The queue after position `after`, in order, `size` at most: whom freed seats go to. */
+export async function queueAfter(db: TenantDb, eventId: number, after: number, size: number): Promise<QueuedParticipation[]> {
   const rows = await db
     .selectFrom('participations')
-    .select(['id', 'person_id'])
+    .select(['id', 'person_id', 'role', 'waitlist_position'])
     .where('event_id', '=', eventId)
     .where('state', '=', 'waitlisted')
-    .where('waitlist_position', '<=', count)
+    .where('waitlist_position', '>', after)
+    .orderBy('waitlist_position')
+    .limit(size)
     .execute();
-  const promoted = rows.map((row) => ({ id: Number(row.id), person_id: Number(row.person_id) }));
-  if (promoted.length === 0) return promoted;
+  return rows.map((row) => ({ id: Number(row.id), person_id: Number(row.person_id), role: row.role, waitlist_position: Number(row.waitlist_position) }));
+}
+
+export interface QueuedParticipation {
+  id: number;
+  person_id: number;
+  role: ParticipationRole;
+  waitlist_position: number;
+}
+
+/** These waitlisted participations are accepted (each a change of its own row). */
+export async function acceptQueued(db: TenantDb, ids: readonly number[], now: string): Promise<void> {
+  if (ids.length === 0) return;
   await db
     .updateTable('participations')
     .set({ state: 'accepted', waitlist_position: null, updated_at: now, version: nextVersion })
-    .where(
-      'id',
-      'in',
-      promoted.map((row) => row.id),
-    )
+    .where('id', 'in', [...ids])
     .execute();
-  return promoted;
 }
 
 /** The live participations of a person (erasure frees their seats and places). */

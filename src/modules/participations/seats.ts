@@ -4,14 +4,16 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { errors, ruleMessages } from '../../errors.js';
 import { lockEvent, setEventCounts, type EventRow } from '../events/queries.js';
 import {
-  acceptFirstInQueue,
+  acceptQueued,
   deleteParticipation,
   findLiveParticipation,
   insertParticipation,
   liveParticipationsOf,
   moveQueueUp,
+  queueAfter,
   updateParticipation,
   type ParticipationChanges,
+  type QueuedParticipation,
 } from './queries.js';
 import { noteUpdated } from '../changes/recorder.js';
 import { registrationState, seatsLeft, takesSeat } from './states.js';
@@ -132,21 +134,43 @@ export async function changePlace(
   else await setEventCounts(trx, eventId, counts);
 }
 
+/** Rows of the queue read at a time beyond the seats to fill: the helpers and leaders among them. */
+const QUEUE_SLACK = 8;
+
 /**
- * While seats are free and people wait, the first of the queue are accepted, and the rest move
- * up (after a cancellation, a raised capacity, an erasure). Writes the event's counts.
+ * While seats are free and people wait, the front of the queue is accepted, and the rest move up
+ * (after a cancellation, a raised capacity, an erasure). Participants take the free seats in
+ * queue order; a helper or leader in the queue (a manager's choice, or a role changed while
+ * waiting) takes none, so one that comes before the last participant accepted is accepted too,
+ * and the count of participants grows by the participants alone. Writes the event's counts.
  */
 export async function fillSeats(trx: TenantDb, event: Pick<EventRow, 'id' | 'capacity'>, counts: Counts, now: string): Promise<void> {
   const eventId = Number(event.id);
-  const free = seatsLeft({ capacity: event.capacity === null ? null : Number(event.capacity), participants_count: counts.participants_count });
-  const promoted = Math.min(free, counts.waitlist_count);
-  if (promoted > 0) {
-    for (const participation of await acceptFirstInQueue(trx, eventId, promoted, now)) {
+  let seats = seatsLeft({ capacity: event.capacity === null ? null : Number(event.capacity), participants_count: counts.participants_count });
+  const accepted: QueuedParticipation[] = [];
+  let after = 0;
+  walk: while (seats > 0 && accepted.length < counts.waitlist_count) {
+    const size = Math.min(seats, counts.waitlist_count - accepted.length) + QUEUE_SLACK;
+    const front = await queueAfter(trx, eventId, after, size);
+    for (const participation of front) {
+      if (participation.role === 'participant') {
+        if (seats === 0) break walk;
+        seats--;
+      }
+      accepted.push(participation);
+      after = participation.waitlist_position;
+    }
+    if (front.length < size) break;
+  }
+  if (accepted.length > 0) {
+    await acceptQueued(trx, accepted.map((participation) => participation.id), now);
+    for (const participation of accepted) {
       noteUpdated(trx, 'participation', participation.id, { state: ['waitlisted', 'accepted'] }, { personId: participation.person_id });
     }
-    await moveQueueUp(trx, eventId, 0, promoted);
-    counts.participants_count += promoted;
-    counts.waitlist_count -= promoted;
+    // The accepted are the first of the queue: those behind them move up by as many.
+    await moveQueueUp(trx, eventId, 0, accepted.length);
+    counts.participants_count += accepted.filter((participation) => participation.role === 'participant').length;
+    counts.waitlist_count -= accepted.length;
   }
   await setEventCounts(trx, eventId, counts);
 }

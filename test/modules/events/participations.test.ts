@@ -349,6 +349,45 @@ describe('participations (events.md sections 2 and 4)', () => {
     expect((await states(event.id)).at(-1)).toEqual([g.person_id, 'accepted', null]);
   });
 
+  it('counts only participants when the queue moves: a helper or leader in the queue is accepted on the way, taking no seat', async () => {
+    const event = await camp({ capacity: 1 });
+    const [a, b, c, d] = [await kid('Ha'), await kid('Hb'), await kid('Hc'), await kid('Hd')];
+    const first = await w.register('regionleader', event.id, { person_id: a });
+    const second = await w.register('regionleader', event.id, { person_id: b });
+    const third = await w.register('regionleader', event.id, { person_id: c });
+    expect([first.state, second.waitlist_position, third.waitlist_position]).toEqual(['accepted', 1, 2]);
+    // The first of the queue becomes a helper while waiting.
+    expect((await patch('regionleader', second.id, { role: 'helper' })).json().data.participation).toMatchObject({ role: 'helper', state: 'waitlisted', waitlist_position: 1 });
+    // The one seat frees up: the helper (no seat needed) and the next participant are accepted.
+    await patch('regionleader', first.id, { state: 'cancelled' });
+    expect(await states(event.id)).toEqual([[a, 'cancelled', null], [b, 'accepted', null], [c, 'accepted', null]]);
+    expect(await eventOf(event.id)).toMatchObject({ participants_count: 1, waitlist_count: 0 });
+    const summary = (await w.call('regionleader', 'GET', `/events/${event.id}/summary`)).json().data.summary;
+    expect(summary).toMatchObject({ accepted: 1, helpers: 1 });
+    // The count is right, so the event is full for the next participant and has room after a cancellation.
+    expect((await w.register('regionleader', event.id, { person_id: d })).state).toBe('waitlisted');
+    await patch('regionleader', third.id, { state: 'cancelled' });
+    expect((await states(event.id)).at(-1)).toEqual([d, 'accepted', null]);
+    expect(await eventOf(event.id)).toMatchObject({ participants_count: 1, waitlist_count: 0 });
+  });
+
+  it('moves the queue only when the capacity grows, not when it is lowered or sent unchanged', async () => {
+    const event = await camp({ capacity: 5, requires_approval: true });
+    const pending = await w.register('regionleader', event.id, { person_id: await kid('La') });
+    expect(pending.state).toBe('pending');
+    // The manager puts the person on the waiting list although seats are free.
+    expect((await patch('regionleader', pending.id, { state: 'waitlisted' })).json().data.participation).toMatchObject({ state: 'waitlisted', waitlist_position: 1 });
+    for (const capacity of [5, 4]) {
+      const changed = await w.call('regionleader', 'PATCH', `/events/${event.id}`, { capacity });
+      expect(changed.statusCode, changed.body).toBe(200);
+      expect(changed.json().data.event).toMatchObject({ capacity, participants_count: 0, waitlist_count: 1 });
+    }
+    expect(await states(event.id)).toEqual([[pending.person_id, 'waitlisted', 1]]);
+    // Raised: the first of the queue is accepted.
+    expect((await w.call('regionleader', 'PATCH', `/events/${event.id}`, { capacity: 6 })).json().data.event).toMatchObject({ participants_count: 1, waitlist_count: 0 });
+    expect(await states(event.id)).toEqual([[pending.person_id, 'accepted', null]]);
+  });
+
   it('frees the seat of an erased accepted participant as a cancellation does', async () => {
     const event = await camp({ capacity: 1 });
     const erased = await kid('Gone');
