@@ -9,13 +9,13 @@ import { limitOf, PagingQuery } from '../../http/paging.js';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { Envelope, ErrorSchema } from '../../http/schemas.js';
 import type { Access } from '../permissions/rules.js';
-import { requireManagedEvent, viewerOf } from '../events/rules.js';
+import { requireManagedEvent, requireVisibleEvent, viewerOf } from '../events/rules.js';
 import { listPersonParticipations } from '../participations/queries.js';
 import type { TenantDatabase } from '../../db/types.js';
 import type { Kysely } from 'kysely';
 import type { ResourceRouteOptions } from '../groups/routes.js';
 import { requireGroup } from '../groups/rules.js';
-import { requireChangeable } from '../people/rules.js';
+import { requireChangeable, requireVisiblePerson } from '../people/rules.js';
 import { historyOf, type HistorySubject } from './history.js';
 import { HistoryItemSchema, toApiHistoryItem } from './schemas.js';
 
@@ -42,11 +42,14 @@ const endpoints: HistoryEndpoint[] = [
     ability: 'people:read',
     tags: ['people'],
     operationId: 'personHistory',
-    who: 'Those who may change the person (groups.md section 3). With the records of their memberships and participations.',
+    who: 'Those who may change the person (groups.md section 3), or `admin` on the root. With the records of their memberships and participations (for others than admins on the root: in the events they see).',
     allowed: async (request, access) => {
       const db = request.tenant.db;
+      // An admin on the root reads every history (integrations.md section 3), with the records of
+      // participations whose event is gone; anyone else the person's participations in the events
+      // they see, as GET /people/{id}/participations shows them.
+      if (isRootAdmin(access)) return { kind: 'person', id: Number((await requireVisiblePerson(db, access, idOf(request))).id), participationIds: 'all' };
       const id = Number((await requireChangeable(db, access, idOf(request))).person.id);
-      // Their participations only in the events the caller sees, as GET /people/{id}/participations.
       return { kind: 'person', id, participationIds: await visibleParticipationIds(db, id, await viewerOf(db, access)) };
     },
   },
@@ -56,10 +59,10 @@ const endpoints: HistoryEndpoint[] = [
     ability: 'groups:read',
     tags: ['groups'],
     operationId: 'groupHistory',
-    who: '`write` on the group.',
+    who: '`write` on the group, or `admin` on the root.',
     allowed: async (request, access) => {
       const group = await requireGroup(request.tenant.db, idOf(request));
-      if (!atLeast(access.on(group.path), 'write')) throw errors.unauthorized();
+      if (!atLeast(access.on(group.path), 'write') && !isRootAdmin(access)) throw errors.unauthorized();
       return { kind: 'group', id: Number(group.id) };
     },
   },
@@ -69,12 +72,17 @@ const endpoints: HistoryEndpoint[] = [
     ability: 'events:read',
     tags: ['events'],
     operationId: 'eventHistory',
-    who: "The event's managers (`write` on its group).",
-    allowed: async (request, access) => ({ kind: 'event', id: Number((await requireManagedEvent(request.tenant.db, access, idOf(request))).event.id) }),
+    who: "The event's managers (`write` on its group), or `admin` on the root.",
+    allowed: async (request, access) => {
+      const find = isRootAdmin(access) ? requireVisibleEvent : requireManagedEvent;
+      return { kind: 'event', id: Number((await find(request.tenant.db, access, idOf(request))).event.id) };
+    },
   },
 ];
 
 const PAGE = 500;
+
+const isRootAdmin = (access: Access): boolean => atLeast(access.on(access.root.path), 'admin');
 
 /** The ids (as change records keep them) of P's participations in events the viewer sees. */
 async function visibleParticipationIds(db: Kysely<TenantDatabase>, personId: number, viewer: Awaited<ReturnType<typeof viewerOf>>): Promise<string[]> {

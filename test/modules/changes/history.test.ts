@@ -121,6 +121,32 @@ describe('history of people, groups and events', () => {
     expect(await ids('admin')()).toEqual([hiddenPlace, seenPlace].sort());
   });
 
+  it("keeps a deleted event's participation records in the person's history for an admin on the root", async () => {
+    const kid = (await call('admin', 'POST', '/people', { firstname: 'Kim', lastname: 'Kid', membership: { group_id: troop, role_type: 'member' } })).json().data.person.id;
+    const event = (await call('admin', 'POST', '/events', { group_id: troop, name: 'Gone', starts_at: daysFromNow(5), ends_at: daysFromNow(6) })).json().data.event.id;
+    const place = (await call('admin', 'POST', `/events/${event}/participations`, { person_id: kid })).json().data.participation.id;
+    expect((await call('admin', 'PATCH', `/participations/${place}`, { state: 'cancelled' })).statusCode).toBe(200);
+    expect((await call('admin', 'DELETE', `/events/${event}`)).statusCode).toBe(204);
+    const records = ((await call('admin', 'GET', `/people/${kid}/history`)).json().data.changes as { entity: string; entity_id: number; action: string }[])
+      .filter((c) => c.entity === 'participation')
+      .map((c) => `${c.entity_id}:${c.action}`);
+    expect(records).toEqual([`${place}:deleted`, `${place}:updated`, `${place}:created`]);
+  });
+
+  it('lets an admin on the root read every history, also with a role type that reaches the root group only', async () => {
+    const patrol = (await call('admin', 'POST', '/groups', { parent_id: troop, name: 'Patrol' })).json().data.group.id;
+    expect((await call('admin', 'POST', '/role-types', { key: 'rootadmin', label: 'Root admin', permission: 'admin', scope: 'group' })).statusCode).toBe(201);
+    const keeper = await t.addUser('demo', { username: 'keeper', email: 'keeper@example.com' });
+    await t.grant('demo', keeper.id, root, 'rootadmin');
+    tokens.keeper = await t.login('demo', 'keeper', PASSWORD);
+    const event = (await call('admin', 'POST', '/events', { group_id: root, name: 'Everyone', starts_at: daysFromNow(5), ends_at: daysFromNow(6) })).json().data.event.id;
+    // Not a writer on the patrol (the role reaches the root group only), but admin on the root.
+    for (const url of [`/groups/${patrol}/history`, `/groups/${troop}/history`, `/events/${event}/history`, `/people/${adminId}/history`]) {
+      const answer = await call('keeper', 'GET', url);
+      expect(answer.statusCode, `${url} ${answer.body}`).toBe(200);
+    }
+  });
+
   it("joins the person's own export", async () => {
     const me = await t.addUser('demo', { username: 'me', email: 'me@example.com' });
     await t.grant('demo', me.id, troop, 'member');
