@@ -25,7 +25,15 @@ export interface ImportFile {
   rows: ImportRow[];
 }
 
-const fileError = (...messages: string[]) => errors.validation({ file: messages });
+const fileError = (messages: readonly string[]) => errors.validation({ file: [...new Set(messages)] });
+
+/**
+ * Rows without data a file may hold besides its data rows (blank lines between them), as many
+ * again as data rows: csv-parse makes an error object for every row whose cell count differs from
+ * the header's (about 10 us each, even when told to accept them), so a body of nothing but line
+ * breaks would otherwise hold the process for minutes. Beyond it the file has too many rows.
+ */
+const BLANK_ROWS_PER_DATA_ROW = 1;
 
 /**
  * Comma or semicolon, decided from the header row (spreadsheets in German- and French-speaking
@@ -55,7 +63,7 @@ function columnsOf(header: string[]): (ImportedField | null)[] {
     else if (!IGNORED_COLUMNS.has(name)) problems.push(importMessages.unknownColumn(raw.trim()));
     return null;
   });
-  if (problems.length > 0) throw fileError(...problems);
+  if (problems.length > 0) throw fileError(problems);
   return columns;
 }
 
@@ -82,28 +90,44 @@ export function parseImportFile(body: Buffer | undefined, maxRows: number): Impo
     // The decoder drops a leading BOM.
     text = UTF8.decode(body ?? Buffer.alloc(0));
   } catch {
-    throw fileError(importMessages.notUtf8);
+    throw fileError([importMessages.notUtf8]);
   }
-  if (text.trim() === '') throw fileError(importMessages.noHeader);
+  if (text.trim() === '') throw fileError([importMessages.noHeader]);
+  const tooManyRows = () => fileError([importMessages.tooManyRows(maxRows)]);
+  // The header is record 1; a data row keeps its record number, as a spreadsheet shows it.
+  const maxRecords = 1 + maxRows * (1 + BLANK_ROWS_PER_DATA_ROW);
+  /** The record number of each data row kept, in order. */
+  const rowNumbers: number[] = [];
   let records: string[][];
   try {
-    records = parse(text, { delimiter: separatorOf(text), relax_column_count: true, skip_empty_lines: false }) as string[][];
+    records = parse(text, {
+      delimiter: separatorOf(text),
+      relax_column_count: true,
+      skip_empty_lines: false,
+      // Read row by row: rows with no text at all are dropped at once, and reading stops at the
+      // first row too many, so neither time nor memory grows beyond the limits with the body.
+      on_record: (record, { records: row }) => {
+        if (row > maxRecords) throw tooManyRows();
+        if (row === 1) return record;
+        if (record.every((cell) => cell.trim() === '')) return null;
+        if (rowNumbers.push(row) > maxRows) throw tooManyRows();
+        return record;
+      },
+    });
   } catch (err) {
-    if (err instanceof CsvError) throw fileError(csvProblem(err));
+    if (err instanceof CsvError) throw fileError([csvProblem(err)]);
     throw err;
   }
   const [header = [], ...data] = records;
   const columns = columnsOf(header);
   const rows: ImportRow[] = [];
   for (const [index, record] of data.entries()) {
-    if (record.every((cell) => cell.trim() === '')) continue;
-    if (rows.length === maxRows) throw fileError(importMessages.tooManyRows(maxRows));
     const cells: ImportRow['cells'] = {};
     columns.forEach((field, column) => {
       if (field !== null) cells[field] = unneutralise(record[column] ?? '');
     });
     const overflowing = record.slice(columns.length).some((cell) => cell !== '');
-    rows.push({ row: index + 2, cells, overflowing });
+    rows.push({ row: rowNumbers[index]!, cells, overflowing });
   }
   return { fields: new Set(columns.filter((field): field is ImportedField => field !== null)), rows };
 }

@@ -60,6 +60,26 @@ describe('the CSV file of POST /people/import (data.md section 2)', () => {
     expect((await w.importCsv('admin', into, '')).json().errors).toEqual({ file: ['The file must have a header row.'] });
   });
 
+  it('keeps the number of a row after blank ones, and takes as many blank rows again as data rows, no more', async () => {
+    const blanks = (count: number) => Array.from({ length: count }, () => '');
+    const numbered = await w.importCsv('admin', `${into}&dry_run=true`, csv('firstname,lastname', ...blanks(5), 'Mia,'));
+    expect(numbered.json().errors).toEqual({ 'row 7': ['The lastname field is required.'] });
+    const spaced = await w.importCsv('admin', `${into}&dry_run=true`, csv('firstname,lastname', 'Mia,Kid', ...blanks(20_000), ',,', 'Noah,Kid'));
+    expect(spaced.json().data, spaced.body.slice(0, 200)).toEqual({ created: 2, updated: 0, unchanged: 0 });
+    // A body of line breaks alone (10 MiB would be five million rows): refused once the rows run past the bound.
+    const breaks = await w.importCsv('admin', into, Buffer.from(`firstname,lastname\r\n${'\r\n'.repeat(5 * 1024 * 1024 - 16)}`));
+    expect(breaks.statusCode).toBe(422);
+    expect(breaks.json().errors).toEqual({ file: ['The file must not have more than 20000 rows.'] });
+    const short = await w.importCsv('admin', into, csv('firstname,lastname', ...Array.from({ length: 40_001 }, () => 'a')));
+    expect(short.json().errors).toEqual({ file: ['The file must not have more than 20000 rows.'] });
+  });
+
+  it('names each problem of a header once, however often it repeats', async () => {
+    const answer = await w.importCsv('admin', into, `firstname${',x'.repeat(100_000)}\r\nMia\r\n`);
+    expect(answer.statusCode).toBe(422);
+    expect(answer.json().errors).toEqual({ file: ['The file has an unknown column: x.', 'The column x appears more than once.'] });
+  });
+
   it('takes text/csv only, within IMPORT_BODY_LIMIT', async () => {
     const json = await w.importCsv('admin', into, JSON.stringify({ firstname: 'Mia' }), 'application/json');
     expect(json.statusCode).toBe(415);
