@@ -33,7 +33,9 @@ export function cellText(value: Cell): string {
  * list of any length is sent in constant memory). An error of `rows` ends the stream with it.
  */
 export function csvStream(header: readonly string[], rows: AsyncIterable<readonly Cell[]>): Readable {
-  const stringifier = stringify({ record_delimiter: '\r\n', bom: false });
+  // csv-stringify quotes a cell holding the record delimiter (CRLF), not a lone LF or CR, which
+  // every reader also takes for the end of a row: any line break is quoted.
+  const stringifier = stringify({ record_delimiter: '\r\n', bom: false, quoted_match: /[\r\n]/ });
   async function* records() {
     yield header.map((name) => name);
     for await (const row of rows) yield row.map(cellText);

@@ -69,6 +69,21 @@ describe('GET /people with Accept: text/csv (data.md section 1)', () => {
     expect(rows.map((row) => Number(row.id))).toEqual(json.map((person: { id: number }) => person.id));
   });
 
+  it('quotes every cell with a line break, a lone LF or CR too, so that each person stays one row for any reader', async () => {
+    await w.call('admin', 'POST', '/people', {
+      firstname: 'Mia', lastname: 'Kid', street: 'Main street 1\nBack house', city: 'Bern\rOld town', zip: '\r3000',
+      membership: { group_id: w.troop, role_type: 'member' },
+    });
+    const body = (await w.exportCsv('admin', `group_id=${w.troop}&role_type=member`)).body;
+    expect(body).toContain(',"Main street 1\nBack house",');
+    expect(body).toContain(',"\'\r3000","Bern\rOld town",');
+    // Outside quotes, the only line ends are the CRLF after each row (header and one person).
+    const unquoted = body.replace(/"(?:[^"]|"")*"/g, '');
+    expect(unquoted.match(/[\r\n]/g)).toEqual(['\r', '\n', '\r', '\n']);
+    const [row] = parse(body, { columns: true }) as Record<string, string>[];
+    expect(row).toMatchObject({ street: 'Main street 1\nBack house', city: 'Bern\rOld town', zip: "'\r3000" });
+  });
+
   it('applies the filters of the JSON list, every page at once, in the same order', async () => {
     await addMembers(w, w.troop, 1234);
     await addMembers(w, w.other, 10, 'O');
