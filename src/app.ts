@@ -15,6 +15,7 @@ import openapi from './http/openapi.js';
 import { createRateLimits, type RateLimits } from './http/rate-limit/limiter.js';
 import rateLimitPlugin from './http/rate-limit/plugin.js';
 import requestLog, { RequestLogController, requestIdFor } from './http/request-log.js';
+import { decodableUrl } from './http/url.js';
 import security from './http/security.js';
 import tenantPlugin, { requireKnownTenant, type TenantLookup } from './http/tenant.js';
 import { createLogger, lazyRequestLogger } from './lib/logger.js';
@@ -99,6 +100,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // While stopping, a request that reached us on an open connection is still answered properly.
     return503OnClosing: false,
     genReqId: requestIdFor,
+    rewriteUrl: decodableUrl,
     routerOptions: { ignoreTrailingSlash: true },
   } as FastifyServerOptions) as unknown as FastifyInstance;
   app.server.maxConnections = config.maxConnections;

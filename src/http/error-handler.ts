@@ -112,8 +112,9 @@ export default fp(
     const routeNotFound = (request: FastifyRequest, reply: FastifyReply) => {
       const path = request.url.split('?')[0] ?? '/';
       const allow = allowedMethods(path);
-      if (allow.length > 0) return renderError(errors.methodNotAllowed(request.method, request.url, allow), request, reply);
-      return renderError(errors.routeNotFound(request.url), request, reply);
+      // The messages name the path as the client sent it (http/url.ts may have escaped a stray `%`).
+      if (allow.length > 0) return renderError(errors.methodNotAllowed(request.method, request.originalUrl, allow), request, reply);
+      return renderError(errors.routeNotFound(request.originalUrl), request, reply);
     };
     app.setNotFoundHandler(routeNotFound);
     app.decorate('routeNotFound', routeNotFound);

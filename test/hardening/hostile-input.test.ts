@@ -260,6 +260,25 @@ describe('hostile input', () => {
     );
   });
 
+  it('paths with a % that starts no valid escape: answered in the service\'s shape, with its headers, never Fastify\'s 400', async () => {
+    const headers = { host: hostOf('acme'), accept: 'application/json', authorization: `Bearer ${token}` };
+    for (const [path, status, body] of [
+      ['/api/user/%zz', 404, { success: false, message: 'The route api/user/%zz could not be found.' }],
+      ['/api/nope/%zz?x=1', 404, { success: false, message: 'The route api/nope/%zz could not be found.' }],
+      ['/api/user/%C3%28', 404, { success: false, message: 'The route api/user/%C3%28 could not be found.' }],
+      ['/api/people/%', 404, { success: false, message: 'Person not found.' }],
+      ['/nothing/%zz', 404, { success: false, message: 'The route nothing/%zz could not be found.' }],
+    ] as const) {
+      const answer = await send('GET', path, headers);
+      expect(answer.statusCode, path).toBe(status);
+      expect(answer.json(), path).toEqual(body);
+      expect(answer.headers['content-type'], path).toBe('application/json; charset=utf-8');
+      if (path.startsWith('/api/')) expect(answer.headers['x-ratelimit-limit'], path).toBeDefined();
+    }
+    // A valid escape still reaches its route.
+    expect((await send('GET', '/api/%75ser', headers)).statusCode).toBe(200);
+  });
+
   it('query strings of the lists: wrong types, forged cursors, unknown and repeated parameters', async () => {
     const lists = [
       '/api/groups', '/api/people', '/api/groups/1/memberships', '/api/people/2/memberships', '/api/role-types', '/api/user/wards',
