@@ -468,7 +468,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a guardian
-         * @description Needs `write` where the person is. 404 Guardian not found. when there is no such link.
+         * @description Needs `write` where the person is. 404 Person not found. for a guardian the caller cannot see (as for one that does not exist), 404 Guardian not found. when there is no such link.
          */
         delete: operations["removeGuardian"];
         options?: never;
@@ -661,7 +661,7 @@ export interface paths {
         };
         /**
          * The person's history
-         * @description Its change records, newest first, with the actor and `{field: [old, new]}` of each update. Those who may change the person (groups.md section 3). With the records of their memberships and participations.
+         * @description Its change records, newest first, with the actor and `{field: [old, new]}` of each update. Those who may change the person (groups.md section 3), or `admin` on the root. With the records of their memberships and participations (for others than admins on the root: in the events they see).
          */
         get: operations["personHistory"];
         put?: never;
@@ -681,7 +681,7 @@ export interface paths {
         };
         /**
          * The group's history
-         * @description Its change records, newest first, with the actor and `{field: [old, new]}` of each update. `write` on the group.
+         * @description Its change records, newest first, with the actor and `{field: [old, new]}` of each update. `write` on the group, or `admin` on the root.
          */
         get: operations["groupHistory"];
         put?: never;
@@ -701,7 +701,7 @@ export interface paths {
         };
         /**
          * The event's history
-         * @description Its change records, newest first, with the actor and `{field: [old, new]}` of each update. The event's managers (`write` on its group).
+         * @description Its change records, newest first, with the actor and `{field: [old, new]}` of each update. The event's managers (`write` on its group), or `admin` on the root.
          */
         get: operations["eventHistory"];
         put?: never;
