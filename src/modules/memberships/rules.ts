@@ -104,17 +104,19 @@ export async function requireAnotherAdministrator(db: TenantDb, access: Access, 
 }
 
 /**
- * Whether new dates bring the person back into the group: an ended membership re-opened (ending
- * today or later, or never), or one not active today made active today. That grants a membership
- * as POST /memberships does, so it needs what POST needs: the person visible to the caller (a
- * former member who left for another group is no one's to fetch back and read again).
+ * Whether new dates give the membership a day, from `day` on, that it did not cover: re-opening
+ * an ended one, starting a future one earlier, ending one later. That grants membership as POST
+ * /memberships does, so it needs what POST needs, the person visible to the caller: a former
+ * member who now belongs to another group is not the leader's to fetch back and read again.
+ * Dates are YYYY-MM-DD, compared as text.
  */
-function bringsBack(current: MembershipRow, next: Pick<MembershipRow, 'start_on' | 'end_on'>, day: Day): boolean {
-  const endedBefore = current.end_on !== null && current.end_on < day;
-  const endedAfter = next.end_on !== null && next.end_on < day;
-  const activeBefore = isActiveOn({ startOn: current.start_on, endOn: current.end_on }, day);
-  const activeAfter = isActiveOn({ startOn: next.start_on, endOn: next.end_on }, day);
-  return (endedBefore && !endedAfter) || (!activeBefore && activeAfter);
+function addsDays(current: Pick<MembershipRow, 'start_on' | 'end_on'>, next: Pick<MembershipRow, 'start_on' | 'end_on'>, day: Day): boolean {
+  const from = (startOn: string) => (startOn > day ? startOn : day);
+  const covers = (m: Pick<MembershipRow, 'start_on' | 'end_on'>) => m.end_on === null || m.end_on >= from(m.start_on);
+  if (!covers(next)) return false;
+  if (!covers(current)) return true;
+  const endsLater = current.end_on !== null && (next.end_on === null || next.end_on > current.end_on);
+  return from(next.start_on) < from(current.start_on) || endsLater;
 }
 
 export async function changeMembership(db: TenantDb, access: Access, membership: MembershipRow, update: MembershipUpdate, ifMatch: string | undefined) {
@@ -128,7 +130,8 @@ export async function changeMembership(db: TenantDb, access: Access, membership:
     const next = { ...current, ...input, end_on: input.end_on === undefined ? current.end_on : input.end_on };
     const problem = datesProblem(next.start_on, next.end_on);
     if (problem) throw errors.validation(problem);
-    if (bringsBack(current, next, access.day) && !(await canSeePerson(trx, access, Number(current.person_id)))) throw errors.notFound('Person');
+    // 403, not 404: the caller sees the membership (groups.md section 7), only not its person.
+    if (addsDays(current, next, access.day) && !(await canSeePerson(trx, access, Number(current.person_id)))) throw errors.unauthorized();
     if (await findOverlap(trx, next, Number(current.id))) throw errors.invalidField('role_type', ruleMessages.alreadyHasRole);
     await requireAnotherAdministrator(trx, access, current, next);
     const updated = await updateMembership(trx, Number(current.id), input, toDbTimestamp(new Date()));

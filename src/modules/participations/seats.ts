@@ -139,10 +139,11 @@ const QUEUE_SLACK = 8;
 
 /**
  * While seats are free and people wait, the front of the queue is accepted, and the rest move up
- * (after a cancellation, a raised capacity, an erasure). Participants take the free seats in
- * queue order; a helper or leader in the queue (a manager's choice, or a role changed while
- * waiting) takes none, so one that comes before the last participant accepted is accepted too,
- * and the count of participants grows by the participants alone. Writes the event's counts.
+ * (after a cancellation, a raised capacity, the erasure of an accepted participant). Participants
+ * take the free seats in queue order; a helper or leader in the queue (a manager's choice, or a
+ * role changed while waiting) takes none, so one ahead of the last participant accepted is
+ * accepted with them, and the count of participants grows by the participants alone. The walk
+ * stops when the seats are taken. Writes the event's counts.
  */
 export async function fillSeats(trx: TenantDb, event: Pick<EventRow, 'id' | 'capacity'>, counts: Counts, now: string): Promise<void> {
   const eventId = Number(event.id);
@@ -153,10 +154,8 @@ export async function fillSeats(trx: TenantDb, event: Pick<EventRow, 'id' | 'cap
     const size = Math.min(seats, counts.waitlist_count - accepted.length) + QUEUE_SLACK;
     const front = await queueAfter(trx, eventId, after, size);
     for (const participation of front) {
-      if (participation.role === 'participant') {
-        if (seats === 0) break walk;
-        seats--;
-      }
+      if (seats === 0) break walk;
+      if (participation.role === 'participant') seats--;
       accepted.push(participation);
       after = participation.waitlist_position;
     }
@@ -187,8 +186,13 @@ export async function releasePlacesOf(trx: TenantDb, personId: number, now: stri
       await moveQueueUp(trx, Number(event.id), Number(participation.waitlist_position), 1);
       counts.waitlist_count--;
     }
-    if (takesSeat(participation)) counts.participants_count--;
     await deleteParticipation(trx, Number(participation.id));
-    await fillSeats(trx, event, counts, now);
+    // Only a seat given up moves the queue, as in changePlace.
+    if (takesSeat(participation)) {
+      counts.participants_count--;
+      await fillSeats(trx, event, counts, now);
+    } else {
+      await setEventCounts(trx, Number(event.id), counts);
+    }
   }
 }

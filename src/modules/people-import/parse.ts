@@ -28,20 +28,22 @@ export interface ImportFile {
 const fileError = (messages: readonly string[]) => errors.validation({ file: [...new Set(messages)] });
 
 /**
- * Rows without data a file may hold besides its data rows (blank lines between them), as many
- * again as data rows: csv-parse makes an error object for every row whose cell count differs from
- * the header's (about 10 us each, even when told to accept them), so a body of nothing but line
- * breaks would otherwise hold the process for minutes. Beyond it the file has too many rows.
+ * Rows without data a file may hold besides its data rows (cells of spaces only, or separators
+ * only, as spreadsheets export them): four times `maxRows`. csv-parse makes an error object for
+ * every row whose cell count differs from the header's (about 10 us each, even when told to
+ * accept them), so a body of such rows would otherwise hold the process for a minute. Empty lines
+ * cost nothing and are not counted.
  */
-const BLANK_ROWS_PER_DATA_ROW = 1;
+const ROWS_WITHOUT_DATA_PER_ROW = 4;
 
 /**
  * Comma or semicolon, decided from the header row (spreadsheets in German- and French-speaking
  * countries write semicolons): whichever of the two it holds more of.
  */
 function separatorOf(text: string): ',' | ';' {
-  const end = text.indexOf('\n');
-  const header = end === -1 ? text : text.slice(0, end);
+  const start = text.search(/[^\r\n]/);
+  const end = text.indexOf('\n', start);
+  const header = text.slice(start, end === -1 ? undefined : end);
   const count = (separator: string) => header.split(separator).length - 1;
   return count(';') > count(',') ? ';' : ',';
 }
@@ -69,7 +71,8 @@ function columnsOf(header: string[]): (ImportedField | null)[] {
 
 function csvProblem(err: CsvError): string {
   // `records` counts the records read before the one that failed; the header is row 1.
-  const row = Number((err as unknown as { records?: number }).records ?? 0) + 1;
+  const { records = 0, empty_lines: skipped = 0 } = err as unknown as { records?: number; empty_lines?: number };
+  const row = Number(records) + Number(skipped) + 1;
   if (err.code === 'CSV_QUOTE_NOT_CLOSED') return importMessages.quoteNotClosed(row);
   if (err.code === 'CSV_INVALID_CLOSING_QUOTE') return importMessages.textAfterQuote(row);
   return importMessages.notCsv(row);
@@ -82,7 +85,8 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  * comma or semicolon separated, quoted cells holding separators, quotes and line breaks. Cells
  * lose the `'` that the export put before a formula-looking text. A file that is not one, names
  * a column the import does not know, or has more than `maxRows` data rows is 422 on `file`.
- * Rows with no text at all are skipped (but keep their number, as a spreadsheet shows them).
+ * Rows with no text at all are skipped (but keep their number, as a spreadsheet shows them); a
+ * header after empty lines is the header.
  */
 export function parseImportFile(body: Buffer | undefined, maxRows: number): ImportFile {
   let text: string;
@@ -94,23 +98,23 @@ export function parseImportFile(body: Buffer | undefined, maxRows: number): Impo
   }
   if (text.trim() === '') throw fileError([importMessages.noHeader]);
   const tooManyRows = () => fileError([importMessages.tooManyRows(maxRows)]);
-  // The header is record 1; a data row keeps its record number, as a spreadsheet shows it.
-  const maxRecords = 1 + maxRows * (1 + BLANK_ROWS_PER_DATA_ROW);
-  /** The record number of each data row kept, in order. */
+  const maxRecords = 1 + maxRows * (1 + ROWS_WITHOUT_DATA_PER_ROW);
+  /** The row number of each data row kept, in order. */
   const rowNumbers: number[] = [];
   let records: string[][];
   try {
     records = parse(text, {
       delimiter: separatorOf(text),
       relax_column_count: true,
-      skip_empty_lines: false,
-      // Read row by row: rows with no text at all are dropped at once, and reading stops at the
-      // first row too many, so neither time nor memory grows beyond the limits with the body.
-      on_record: (record, { records: row }) => {
-        if (row > maxRecords) throw tooManyRows();
-        if (row === 1) return record;
+      skip_empty_lines: true,
+      // Read row by row: rows without data are dropped at once, and reading stops at the first
+      // row too many, so neither time nor memory grows beyond the limits with the body. A row's
+      // number is as a spreadsheet shows it, empty lines counted (the header is row 1).
+      on_record: (record, { records: read, empty_lines: skipped }) => {
+        if (read > maxRecords) throw tooManyRows();
+        if (read === 1) return record;
         if (record.every((cell) => cell.trim() === '')) return null;
-        if (rowNumbers.push(row) > maxRows) throw tooManyRows();
+        if (rowNumbers.push(read + skipped) > maxRows) throw tooManyRows();
         return record;
       },
     });

@@ -366,9 +366,17 @@ describe('participations (events.md sections 2 and 4)', () => {
     expect(summary).toMatchObject({ accepted: 1, helpers: 1 });
     // The count is right, so the event is full for the next participant and has room after a cancellation.
     expect((await w.register('regionleader', event.id, { person_id: d })).state).toBe('waitlisted');
+    const fourth = (await w.participations(event.id)).find((p) => p.person_id === d)!;
     await patch('regionleader', third.id, { state: 'cancelled' });
     expect((await states(event.id)).at(-1)).toEqual([d, 'accepted', null]);
     expect(await eventOf(event.id)).toMatchObject({ participants_count: 1, waitlist_count: 0 });
+    // A helper behind the participant who takes the last seat keeps waiting, first in the queue.
+    const e = await w.register('regionleader', event.id, { person_id: await kid('He') });
+    const f = await w.register('regionleader', event.id, { person_id: await kid('Hf') });
+    await patch('regionleader', f.id, { role: 'helper' });
+    await patch('regionleader', fourth.id, { state: 'cancelled' });
+    expect((await states(event.id)).slice(-2)).toEqual([[e.person_id, 'accepted', null], [f.person_id, 'waitlisted', 1]]);
+    expect(await eventOf(event.id)).toMatchObject({ participants_count: 1, waitlist_count: 1 });
   });
 
   it('moves the queue only when the capacity grows, not when it is lowered or sent unchanged', async () => {
@@ -397,6 +405,18 @@ describe('participations (events.md sections 2 and 4)', () => {
     expect((await w.call('admin', 'DELETE', `/people/${erased}`)).statusCode).toBe(204);
     expect(await states(event.id)).toEqual([[waiting.person_id, 'accepted', null], [behind.person_id, 'waitlisted', 1]]);
     expect(await eventOf(event.id)).toMatchObject({ participants_count: 1, waitlist_count: 1 });
+  });
+
+  it('moves the queue up but accepts no one when an erased person held no seat', async () => {
+    const event = await camp({ capacity: 5, requires_approval: true });
+    const erased = await kid('Queued');
+    const first = await w.register('regionleader', event.id, { person_id: erased });
+    const second = await w.register('regionleader', event.id, { person_id: await kid('Kept') });
+    for (const p of [first, second]) expect((await patch('regionleader', p.id, { state: 'waitlisted' })).statusCode).toBe(200);
+    expect((await w.call('admin', 'DELETE', `/people/${erased}`)).statusCode).toBe(204);
+    // Seats are free, but the manager keeps the second waiting: only the position moves.
+    expect(await states(event.id)).toEqual([[second.person_id, 'waitlisted', 1]]);
+    expect(await eventOf(event.id)).toMatchObject({ participants_count: 0, waitlist_count: 1 });
   });
 
   it('shows notes only to managers, the person and their guardians', async () => {

@@ -170,7 +170,7 @@ describe('memberships and guardians: rules of groups.md', () => {
     });
   });
 
-  describe('PATCH /memberships/{id}: bringing a person back needs them visible, as POST does (section 4)', () => {
+  describe('PATCH /memberships/{id}: dates that give a membership more days need its person visible, as POST does (section 4)', () => {
     beforeEach(async () => {
       await person('leader', [troop, 'leader']);
       // Left the troop for another group: the leader no longer sees them.
@@ -184,17 +184,19 @@ describe('memberships and guardians: rules of groups.md', () => {
       await t.grant('demo', ids.stayer!, patrol, 'member');
     });
 
-    it('answers 404 "Person not found." for re-opening or advancing the membership of someone the caller cannot see, changing nothing', async () => {
+    it('answers 403 for re-opening, starting earlier or ending later the membership of someone the caller cannot see, changing nothing', async () => {
       expect((await call('leader', 'GET', `/people/${ids.leaver}`)).statusCode).toBe(404);
       for (const [who, body] of [
         ['leaver', { end_on: null }],
         ['leaver', { end_on: '2999-12-31' }],
         ['leaver', { start_on: '2998-01-01', end_on: null }],
         ['newcomer', { start_on: '2000-01-01' }],
+        // Still in the future, but sooner: the person would be back before their time.
+        ['newcomer', { start_on: '2998-06-01' }],
       ] as const) {
         const refused = await call('leader', 'PATCH', `/memberships/${ids[`${who}:m`]}`, body);
-        expect(refused.statusCode, `${who} ${JSON.stringify(body)}`).toBe(404);
-        expect(refused.json()).toEqual(PERSON_NOT_FOUND);
+        expect(refused.statusCode, `${who} ${JSON.stringify(body)}`).toBe(403);
+        expect(refused.json()).toEqual(UNAUTHORIZED);
       }
       const all = (await call('admin', 'GET', `/groups/${troop}/memberships?all=true`)).json().data.memberships as { id: number; start_on: string; end_on: string | null }[];
       expect(all.find((m) => m.id === ids['leaver:m'])).toMatchObject({ start_on: '2000-01-01', end_on: '2001-01-01' });
@@ -206,6 +208,8 @@ describe('memberships and guardians: rules of groups.md', () => {
       // The label of an ended or a future membership, and an ended one's dates within the past.
       expect((await call('leader', 'PATCH', `/memberships/${ids['leaver:m']}`, { label: 'Former cub', end_on: '2001-06-30' })).statusCode).toBe(200);
       expect((await call('leader', 'PATCH', `/memberships/${ids['newcomer:m']}`, { label: 'Next year' })).statusCode).toBe(200);
+      // A later start gives no day: allowed.
+      expect((await call('leader', 'PATCH', `/memberships/${ids['newcomer:m']}`, { start_on: '2999-02-01' })).statusCode).toBe(200);
       // Someone still in the patrol below is seen, so their troop membership may be re-opened.
       const reopened = await call('leader', 'PATCH', `/memberships/${ids['stayer:m']}`, { end_on: null });
       expect(reopened.statusCode, reopened.body).toBe(200);
