@@ -8,7 +8,7 @@ import { IdParams, ok, parseId } from '../../http/before-body.js';
 import { limitOf, PagingQuery } from '../../http/paging.js';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { Envelope, ErrorSchema } from '../../http/schemas.js';
-import type { Access } from '../permissions/rules.js';
+import { isRootAdmin, type Access } from '../permissions/rules.js';
 import { requireManagedEvent, requireVisibleEvent, viewerOf } from '../events/rules.js';
 import { listPersonParticipations } from '../participations/queries.js';
 import type { TenantDatabase } from '../../db/types.js';
@@ -81,8 +81,6 @@ const endpoints: HistoryEndpoint[] = [
 ];
 
 const PAGE = 500;
-
-const isRootAdmin = (access: Access): boolean => atLeast(access.on(access.root.path), 'admin');
 
 /** The ids (as change records keep them) of P's participations in events the viewer sees. */
 async function visibleParticipationIds(db: Kysely<TenantDatabase>, personId: number, viewer: Awaited<ReturnType<typeof viewerOf>>): Promise<string[]> {

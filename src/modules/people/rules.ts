@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { atLeast } from '../../access/permissions.js';
 import type { TenantDatabase } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
@@ -10,7 +9,7 @@ import { hashPassword } from '../auth/passwords.js';
 import type { GroupRow } from '../groups/queries.js';
 import { addMembership, requireGrantable, requireGroupById } from '../memberships/rules.js';
 import { lockPersonForMemberships, rootAdminMemberships } from '../memberships/queries.js';
-import { canSeePerson, holdsOnPerson, mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
+import { canSeePerson, holdsOnPerson, isRootAdmin, mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
 import { revokeAllTokens } from '../tokens/rules.js';
 import { findUserByEmail, findUserByUsername, insertUser, newUserRow, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
 import {
@@ -140,7 +139,7 @@ export async function changePerson(
   const { person, right } = target;
   const personId = Number(person.id);
   if (input.username !== undefined && right !== 'full') throw errors.unauthorized();
-  if (input.password !== undefined && !atLeast(access.on(access.root.path), 'admin')) throw errors.unauthorized();
+  if (input.password !== undefined && !isRootAdmin(access)) throw errors.unauthorized();
   const changesLogin = (input.username !== undefined && input.username !== person.username) || (input.email !== undefined && input.email !== person.email);
   if (changesLogin && !(await mayChangeLoginOf(db, access, personId))) throw errors.unauthorized();
   const { password, ...fields } = pickFields(input, PERSON_FIELDS);
@@ -166,7 +165,7 @@ export async function changePerson(
 
 /** DELETE /people/{id} (erasure): `admin` on the root; never the last administrator; their seats go to the waiting list. */
 export async function erasePerson(db: TenantDb, access: Access, person: UserRow, ifMatch: string | undefined): Promise<void> {
-  if (!atLeast(access.on(access.root.path), 'admin')) throw errors.unauthorized();
+  if (!isRootAdmin(access)) throw errors.unauthorized();
   const personId = Number(person.id);
   // An administrator who erases themself is not named as the actor of their own tombstones.
   const actor = actorOf(access) === personId ? null : actorOf(access);

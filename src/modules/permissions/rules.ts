@@ -34,6 +34,9 @@ export interface Access {
   groupsWith(needed: Permission): { subtreePaths: string[]; groupIds: number[] };
 }
 
+/** `admin` on the root group: what groups.md and integrations.md call "admin on the root". */
+export const isRootAdmin = (access: Access): boolean => atLeast(access.on(access.root.path), 'admin');
+
 /** What a person's permissions are made of, on every day: all their memberships and the root. */
 export interface RoleFacts {
   roles: readonly RoleRow[];

@@ -1,11 +1,10 @@
 import type { Kysely } from 'kysely';
-import { atLeast } from '../../access/permissions.js';
 import type { TenantDatabase } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
-import type { Access } from '../permissions/rules.js';
+import { isRootAdmin, type Access } from '../permissions/rules.js';
 import { deleteRoleType, findRoleType, insertRoleType, isRoleTypeInUse, listRoleTypeRows, updateRoleType, type RoleTypeRow } from './queries.js';
 import { toApiRoleType, type NewRoleType, type RoleTypeUpdate } from './schemas.js';
 import { changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
@@ -23,7 +22,7 @@ export async function requireRoleType(db: TenantDb, key: string): Promise<RoleTy
 
 /** Changing the catalogue needs `admin` on the root (groups.md section 2). */
 export function requireAdminOnRoot(access: Access): Access {
-  if (!atLeast(access.on(access.root.path), 'admin')) throw errors.unauthorized();
+  if (!isRootAdmin(access)) throw errors.unauthorized();
   return access;
 }
 
