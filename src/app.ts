@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openCacheChangeFeed } from './db/invalidation/feed.js';
+import type { CacheChange } from './db/invalidation/queries.js';
 import type { Storage } from './db/storage.js';
 import authPlugin, { enforceRequirement } from './http/auth.js';
 import batchedAnswers from './http/batched-answers.js';
@@ -38,6 +39,7 @@ import groupRoutes from './modules/groups/routes.js';
 import roleTypeRoutes from './modules/role-types/routes.js';
 import membershipRoutes from './modules/memberships/routes.js';
 import peopleRoutes from './modules/people/routes.js';
+import { createPersonJsonMemory } from './modules/people/json-memory.js';
 import eventRoutes from './modules/events/routes.js';
 import participationRoutes from './modules/participations/routes.js';
 import { createTenantCalendar } from './modules/permissions/calendar.js';
@@ -127,14 +129,23 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     closedDelayMs: LAST_USE_CLOSED_TENANT_DELAY_MS,
     onError: (err) => app.log.warn({ err }, 'could not record token use'),
   });
-  const verifier = createTokenVerifier({ storage, isCurrent: () => changeFeed.isCurrent() });
+  const isCurrent = () => changeFeed.isCurrent();
+  const verifier = createTokenVerifier({ storage, isCurrent });
+  const peopleJson = createPersonJsonMemory({ isCurrent });
   // What this process changes, it forgets at once; what others change arrives through the feed.
-  const unsubscribe = storage.invalidations.subscribe((change) => verifier.forget(change));
+  const forget = (change: CacheChange) => {
+    verifier.forget(change);
+    peopleJson.forget(change);
+  };
+  const unsubscribe = storage.invalidations.subscribe(forget);
   const changeFeed = await openCacheChangeFeed(storage, {
     intervalMs: CHANGE_FEED_READ_MS,
     trustMs: CHANGE_FEED_TRUST_MS,
-    onChange: (change) => verifier.forget(change),
-    onReset: () => verifier.forgetAll(),
+    onChange: forget,
+    onReset: () => {
+      verifier.forgetAll();
+      peopleJson.forgetAll();
+    },
     onError: (err) => app.log.warn({ err }, 'could not read or write the feed of cache changes; reading tokens from the database meanwhile'),
   });
   app.addHook('onClose', async () => {
@@ -178,7 +189,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(groupRoutes, resources);
       await api.register(roleTypeRoutes, resources);
       await api.register(membershipRoutes, resources);
-      await api.register(peopleRoutes, { ...resources, groupOf: (request, id) => groupOf(request.tenant.slug, request.tenant.db, id), imports: { bodyLimit: config.importBodyLimit, maxRows: config.importMaxRows } });
+      await api.register(peopleRoutes, { ...resources, groupOf: (request, id) => groupOf(request.tenant.slug, request.tenant.db, id), peopleJson, imports: { bodyLimit: config.importBodyLimit, maxRows: config.importMaxRows } });
       // events.md: camps and meetings, registration, waiting lists.
       await api.register(eventRoutes, resources);
       await api.register(participationRoutes, resources);

@@ -27,5 +27,8 @@ export const parseId = (raw: string | undefined): number | null => (raw !== unde
 /** The `data` of a success envelope (api.md section 1). */
 export const ok = <T>(data: T) => ({ success: true as const, message: 'success', data });
 
+/** The same envelope around `data` already written as JSON: the bytes `ok` gives through its schema. */
+export const okJsonText = (dataJson: string): string => `{"success":true,"message":"success","data":${dataJson}}`;
+
 /** Path parameters as the OpenAPI document shows them; parseId decides whether one names a row. */
 export const IdParams = Type.Object({ id: Type.String({ description: 'The id' }) });

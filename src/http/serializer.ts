@@ -37,5 +37,8 @@ export function withNullableTypes(schema: unknown): unknown {
   return copy;
 }
 
+/** A writer of JSON for values of `schema`, as answers are written. */
+export const compileSerializer = (schema: unknown): ((value: unknown) => string) => fastJson(withNullableTypes(schema) as Parameters<typeof fastJson>[0]);
+
 /** Fastify's serializer compiler, with nullable plain values written without a validator. */
-export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => fastJson(withNullableTypes(schema) as Parameters<typeof fastJson>[0]);
+export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => compileSerializer(schema);

@@ -19,9 +19,10 @@ import {
   findPerson,
   insertGuardianship,
   listGuardians,
-  listVisiblePeople,
+  listVisiblePeopleRefs,
   personSortKey,
   type PeopleSelection,
+  type PersonRef,
 } from './queries.js';
 import type { NewPerson, PeopleFilters, PersonUpdate } from './schemas.js';
 import { isGuardian } from '../permissions/queries.js';
@@ -45,7 +46,7 @@ export async function requireVisiblePerson(db: TenantDb, access: Access, id: num
   return person;
 }
 
-/** GET /people as JSON; `groupOf` reads the group named by `group_id` (404 when there is none). */
+/** GET /people as JSON, a page of `PersonRef`s; `groupOf` reads the group named by `group_id` (404 when there is none). */
 export async function listPeople(
   db: TenantDb,
   access: Access,
@@ -53,7 +54,7 @@ export async function listPeople(
   limit: number,
   cursors: CursorCodec,
   groupOf: (id: number) => Promise<GroupRow | undefined>,
-): Promise<Page<UserRow>> {
+): Promise<Page<PersonRef>> {
   const sort = filters.sort ?? 'name';
   const list = `people:${sort}`;
   const after = filters.cursor === undefined ? null : cursors.decode(list, filters.cursor);
@@ -69,7 +70,7 @@ export async function listPeople(
   if (filters.updated_since !== undefined) selection.updatedSince = new Date(filters.updated_since);
   if (filters.is_vegetarian !== undefined) selection.isVegetarian = filters.is_vegetarian;
   if (filters.can_swimm !== undefined) selection.canSwimm = filters.can_swimm;
-  const rows = await listVisiblePeople(db, access, selection, after, limit);
+  const rows = await listVisiblePeopleRefs(db, access, selection, after, limit);
   return cursors.page(list, rows, limit, (row) => personSortKey(row, sort));
 }
 

@@ -1,0 +1,111 @@
+import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import type { CacheChange } from '../../db/invalidation/queries.js';
+import type { TenantDatabase } from '../../db/types.js';
+import { compileSerializer } from '../../http/serializer.js';
+import { TOKEN_ROW_MAX_AGE_MS } from '../tokens/verifier.js';
+import { findPeopleByIds, type PersonRef } from './queries.js';
+import { PersonSchema, toApiPerson } from './schemas.js';
+
+type TenantDb = Kysely<TenantDatabase>;
+
+/** About 24 MB of JSON: the 29,568 people of the benchmark's largest region take 14 MB. */
+const KEPT_CHARS = 24_000_000;
+/** What an entry costs beside its text (key, entry, the cache's own node), counted against KEPT_CHARS. */
+const ENTRY_OVERHEAD = 120;
+
+interface Kept {
+  version: number;
+  json: string;
+}
+
+export interface PersonJsonMemoryOptions {
+  /**
+   * Whether kept JSON may be used now: true while the change feed is being read (as for
+   * remembered tokens), which brings every change made by anyone within a second.
+   */
+  isCurrent: () => boolean;
+  maxChars?: number;
+}
+
+export type PersonJsonMemory = ReturnType<typeof createPersonJsonMemory>;
+
+const writePerson = compileSerializer(PersonSchema);
+
+/**
+ * A person's JSON as every answer writes it (PersonSchema), as one flat string. The serializer
+ * builds it piece by piece, and V8 keeps such a string as a tree of its pieces until something
+ * reads it whole: joined into every page as a tree, 51 of them cost about 110 us a page (a fifth of
+ * it); made into a flat copy once, when it is kept, under 10.
+ */
+export const personJson = (person: unknown): string => Buffer.from(writePerson(person), 'utf8').toString('utf8');
+
+/**
+ * People's JSON, kept by id and version: a page of people reads each person's id and version
+ * (`PersonRef`) and takes the JSON written for that version, so only people changed since they
+ * were last listed are read whole and written again. Reading 23 columns of 51 rows and writing
+ * them as JSON was more than half of a page's CPU time (README, "Performance").
+ *
+ * Fresh by construction, twice over:
+ * - Every change through the service moves the row's version (the ETag), which the page reads in
+ *   its own query: kept JSON of another version is never used.
+ * - Every update or deletion of a person's row, even one by hand, is announced (the triggers of
+ *   `cache_changes`): this process forgets at once what it changed, and what others changed when
+ *   it reads the feed, within a second. While the feed cannot be read, nothing kept is used.
+ *   A read that a change overtakes is not kept (the change may have come after the read).
+ */
+export function createPersonJsonMemory({ isCurrent, maxChars = KEPT_CHARS }: PersonJsonMemoryOptions) {
+  // Kept no longer than remembered tokens: a change made with SQL behind the service's back is
+  // announced in the tenant's outbox, but relayed only by the next write that names users.
+  const kept = new LRUCache<string, Kept>({ maxSize: maxChars, sizeCalculation: (entry) => entry.json.length + ENTRY_OVERHEAD, ttl: TOKEN_ROW_MAX_AGE_MS });
+  /** Per tenant, how many changes were heard: a read keeps what it found only if none came meanwhile. */
+  const generations = new Map<string, number>();
+  /** Moves when everything is forgotten. */
+  let resets = 0;
+  const generationOf = (tenant: string) => `${resets}.${generations.get(tenant) ?? 0}`;
+  const key = (tenant: string, id: number) => `${tenant}\u0000${id}`;
+
+  return {
+    /**
+     * The JSON of each person of `refs`, in their order. People whose kept JSON is of another
+     * version (or none) are read whole, in one query; one erased meanwhile is left out.
+     */
+    async jsonOf(tenant: string, db: TenantDb, refs: readonly PersonRef[]): Promise<string[]> {
+      const usable = isCurrent();
+      const found: (string | undefined)[] = new Array(refs.length);
+      const missing: number[] = [];
+      for (let i = 0; i < refs.length; i++) {
+        const ref = refs[i]!;
+        const entry = usable ? kept.get(key(tenant, Number(ref.id))) : undefined;
+        if (entry !== undefined && entry.version === Number(ref.version)) found[i] = entry.json;
+        else missing.push(Number(ref.id));
+      }
+      if (missing.length === 0) return found as string[];
+      const generation = generationOf(tenant);
+      const rows = await findPeopleByIds(db, missing);
+      const keep = generationOf(tenant) === generation;
+      const byId = new Map<number, string>();
+      for (const row of rows) {
+        const json = personJson(toApiPerson(row));
+        byId.set(Number(row.id), json);
+        if (keep) kept.set(key(tenant, Number(row.id)), { version: Number(row.version), json });
+      }
+      const page: string[] = [];
+      for (let i = 0; i < refs.length; i++) {
+        const json = found[i] ?? byId.get(Number(refs[i]!.id));
+        if (json !== undefined) page.push(json);
+      }
+      return page;
+    },
+    /** A person's row changed or went (announced by the triggers; see the token verifier). */
+    forget({ tenant, userId }: CacheChange): void {
+      generations.set(tenant, (generations.get(tenant) ?? 0) + 1);
+      if (userId !== null) kept.delete(key(tenant, userId));
+    },
+    /** The change feed could not be read for a while: anything may have changed. */
+    forgetAll(): void {
+      resets++;
+      kept.clear();
+    },
+  };
+}
