@@ -6,8 +6,10 @@
 const PG_UNAVAILABLE_CLASSES = ['08', '53', '57']; // connection exception, insufficient resources, operator intervention
 const NODE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|READONLY|FULL|PROTOCOL|NOTADB|CORRUPT)/;
+// The last: a prepared statement whose table a migration changed under a running instance, in
+// a transaction that it aborted; the next try sends it unnamed (db/prepared-client.ts).
 const PG_CLIENT_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|is not currently accepting connections/i;
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|is not currently accepting connections|cached plan must not change result type/i;
 
 export function isStorageUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;

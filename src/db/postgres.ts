@@ -13,6 +13,7 @@ import {
   type TableMetadata,
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import { PreparingClient } from './prepared-client.js';
 import type { OutboxRow } from './invalidation/queries.js';
 import { createInvalidationRelay } from './invalidation/relay.js';
 import { WriteWatchingDriver } from './invalidation/watched-driver.js';
@@ -115,6 +116,9 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
     // caches, which a registration storm after a quiet minute paid for (about 200 ms of 1.8 s).
     min: poolSize,
     types: pgTypeParsers,
+    Client: PreparingClient,
+    // Renewed hourly, so that a connection's prepared statements (prepared-client.ts) follow what is used.
+    maxLifetimeSeconds: 3600,
     // Fail fast while the database is away (the request gets 503) instead of queueing forever.
     connectionTimeoutMillis: 3000,
   });
