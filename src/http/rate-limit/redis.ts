@@ -13,9 +13,10 @@ export function createRedisClient(url: string, logger: Pick<FastifyBaseLogger, '
     connectTimeout: 1000,
     commandTimeout: 500,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-    // The counts of one event-loop turn leave in one write: each command written on its own
-    // cost a system call that woke Redis (see README, "Performance").
-    enableAutoPipelining: true,
+    // Off: the limiter already counts a turn's requests with one call per key (limiter.ts), and
+    // auto-pipelining only held that call back to the next tick, inside a pipeline of one
+    // command: 20 % fewer requests a second (README, "Performance").
+    enableAutoPipelining: false,
   });
   let down = false;
   const markDown = (err?: Error) => {
