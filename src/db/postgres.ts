@@ -116,9 +116,8 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
     // caches, which a registration storm after a quiet minute paid for (about 200 ms of 1.8 s).
     min: poolSize,
     types: pgTypeParsers,
+    // Names the statements that repeat (prepared-client.ts).
     Client: PreparingClient,
-    // Renewed hourly, so that a connection's prepared statements (prepared-client.ts) follow what is used.
-    maxLifetimeSeconds: 3600,
     // Fail fast while the database is away (the request gets 503) instead of queueing forever.
     connectionTimeoutMillis: 3000,
   });

@@ -45,6 +45,8 @@ describe.runIf(DATABASE_URL)('statements prepared by the client (PostgreSQL)', (
     await client.query('alter table items add column extra text');
     expect((await client.query(text, [1])).rows).toEqual([{ id: 1, name: 'one', extra: null }]);
     expect((await client.query(text, [2])).rows).toEqual([{ id: 2, name: 'two', extra: null }]);
+    // Prepared again, once, under a new name.
+    expect(await preparedOn(client)).toEqual([text]);
   });
 
   it('fails a transaction that such a statement aborted as storage refusing for now (503), and works on the next try', async () => {
@@ -65,12 +67,27 @@ describe.runIf(DATABASE_URL)('statements prepared by the client (PostgreSQL)', (
     await client.query('commit');
   });
 
-  it(`prepares at most ${PREPARED_PER_CONNECTION} statements on one connection`, async () => {
+  it(`keeps at most ${PREPARED_PER_CONNECTION} statements on one connection, deallocating the one used least lately`, async () => {
+    const textOf = (i: number) => `select id + ${i} as n from items where id = $1`;
     for (let i = 0; i < PREPARED_PER_CONNECTION + 20; i++) {
-      const text = `select id + ${i} as n from items where id = $1`;
-      await client.query(text, [1]);
-      expect((await client.query(text, [1])).rows).toEqual([{ n: 1 + i }]);
+      await client.query(textOf(i), [1]);
+      expect((await client.query(textOf(i), [1])).rows).toEqual([{ n: 1 + i }]);
+      // The first one stays in use, so it is never the one to go.
+      expect((await client.query(textOf(0), [2])).rows).toEqual([{ n: 2 }]);
     }
-    expect(await preparedOn(client)).toHaveLength(PREPARED_PER_CONNECTION);
+    const prepared = await preparedOn(client);
+    expect(prepared).toHaveLength(PREPARED_PER_CONNECTION);
+    expect(prepared).toContain(textOf(0));
+    expect(prepared).toContain(textOf(PREPARED_PER_CONNECTION + 19));
+    expect(prepared).not.toContain(textOf(1));
+    // A deallocated statement is prepared again when it comes back.
+    expect((await client.query(textOf(1), [2])).rows).toEqual([{ n: 3 }]);
+    expect(await preparedOn(client)).toContain(textOf(1));
+  });
+
+  it('never prepares a very long text', async () => {
+    const text = `select id from items where id = $1 and name <> '${'x'.repeat(9000)}'`;
+    for (let i = 0; i < 3; i++) expect((await client.query(text, [1])).rows).toEqual([{ id: 1 }]);
+    expect(await preparedOn(client)).toEqual([]);
   });
 });

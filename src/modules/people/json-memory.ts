@@ -9,15 +9,23 @@ import { PersonSchema, toApiPerson } from './schemas.js';
 
 type TenantDb = Kysely<TenantDatabase>;
 
-/** About 24 MB of JSON: the 29,568 people of the benchmark's largest region take 14 MB. */
+/** 24 million characters of JSON (24 MB, up to twice that where names need two bytes a character): the 29,568 people of the benchmark's largest region take 14 million. */
 const KEPT_CHARS = 24_000_000;
 /** What an entry costs beside its text (key, entry, the cache's own node), counted against KEPT_CHARS. */
 const ENTRY_OVERHEAD = 120;
 
 interface Kept {
   version: number;
+  /**
+   * Compared too: an id and version can name another person after a database is restored from an
+   * older backup under a running service, or an erased last id is given again (PostgreSQL, after
+   * the Laravel import sets the sequences).
+   */
+  updatedAt: string;
   json: string;
 }
+
+const isOf = (entry: Kept, ref: PersonRef) => entry.version === Number(ref.version) && entry.updatedAt === ref.updated_at;
 
 export interface PersonJsonMemoryOptions {
   /**
@@ -49,10 +57,12 @@ export const personJson = (person: unknown): string => Buffer.from(writePerson(p
  * Fresh by construction, twice over:
  * - Every change through the service moves the row's version (the ETag), which the page reads in
  *   its own query: kept JSON of another version is never used.
- * - Every update or deletion of a person's row, even one by hand, is announced (the triggers of
- *   `cache_changes`): this process forgets at once what it changed, and what others changed when
- *   it reads the feed, within a second. While the feed cannot be read, nothing kept is used.
- *   A read that a change overtakes is not kept (the change may have come after the read).
+ * - Every other update or deletion of a person's row is announced (the triggers of
+ *   `cache_changes`): a process of the service forgets at once what it changed, and what others
+ *   changed when it reads the feed, within a second. SQL typed behind the service's back is
+ *   relayed by the tenant's next write that names users, and kept JSON lives 5 minutes at most,
+ *   as remembered tokens do. While the feed cannot be read, nothing kept is used. A read that a
+ *   change overtakes is not kept (the change may have come after the read).
  */
 export function createPersonJsonMemory({ isCurrent, maxChars = KEPT_CHARS }: PersonJsonMemoryOptions) {
   // Kept no longer than remembered tokens: a change made with SQL behind the service's back is
@@ -67,35 +77,38 @@ export function createPersonJsonMemory({ isCurrent, maxChars = KEPT_CHARS }: Per
 
   return {
     /**
-     * The JSON of each person of `refs`, in their order. People whose kept JSON is of another
-     * version (or none) are read whole, in one query; one erased meanwhile is left out.
+     * The JSON of each person of `refs`, in their order; people whose kept JSON is of another
+     * version (or none) are read whole, in one query. Undefined when one of them changed or went
+     * between the page's query and that read: the caller then reads the page whole, in one
+     * statement, so that a page never shows a person as they were after the page was chosen.
      */
-    async jsonOf(tenant: string, db: TenantDb, refs: readonly PersonRef[]): Promise<string[]> {
+    async jsonOf(tenant: string, db: TenantDb, refs: readonly PersonRef[]): Promise<string[] | undefined> {
       const usable = isCurrent();
-      const found: (string | undefined)[] = new Array(refs.length);
+      const page: (string | undefined)[] = new Array(refs.length);
       const missing: number[] = [];
       for (let i = 0; i < refs.length; i++) {
         const ref = refs[i]!;
         const entry = usable ? kept.get(key(tenant, Number(ref.id))) : undefined;
-        if (entry !== undefined && entry.version === Number(ref.version)) found[i] = entry.json;
+        if (entry !== undefined && isOf(entry, ref)) page[i] = entry.json;
         else missing.push(Number(ref.id));
       }
-      if (missing.length === 0) return found as string[];
+      if (missing.length === 0) return page as string[];
       const generation = generationOf(tenant);
       const rows = await findPeopleByIds(db, missing);
       const keep = generationOf(tenant) === generation;
-      const byId = new Map<number, string>();
+      const read = new Map<number, Kept>();
       for (const row of rows) {
-        const json = personJson(toApiPerson(row));
-        byId.set(Number(row.id), json);
-        if (keep) kept.set(key(tenant, Number(row.id)), { version: Number(row.version), json });
+        const entry: Kept = { version: Number(row.version), updatedAt: row.updated_at, json: personJson(toApiPerson(row)) };
+        read.set(Number(row.id), entry);
+        if (keep) kept.set(key(tenant, Number(row.id)), entry);
       }
-      const page: string[] = [];
       for (let i = 0; i < refs.length; i++) {
-        const json = found[i] ?? byId.get(Number(refs[i]!.id));
-        if (json !== undefined) page.push(json);
+        if (page[i] !== undefined) continue;
+        const entry = read.get(Number(refs[i]!.id));
+        if (entry === undefined || !isOf(entry, refs[i]!)) return undefined;
+        page[i] = entry.json;
       }
-      return page;
+      return page as string[];
     },
     /** A person's row changed or went (announced by the triggers; see the token verifier). */
     forget({ tenant, userId }: CacheChange): void {

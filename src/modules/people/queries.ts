@@ -158,14 +158,25 @@ function groupStillReadable(db: TenantDb, readable: ReadableGroups, group: { id:
 
 type ReadableGroups = ReturnType<Access['groupsWith']>;
 
+/** A page of people as whole rows, or as `PersonRef`s. */
+export type PeopleRow<C extends PeopleColumns> = C extends 'rows' ? UserRow : PersonRef;
+
 /** One page of the people the caller sees, by the selection, after the row with key `after`. */
 export function listVisiblePeople(db: TenantDb, access: Access, selection: PeopleSelection, after: SortKey | null, limit: number, plan?: PeoplePlan): Promise<UserRow[]> {
-  return listVisible(db, access, selection, after, limit, 'rows', plan) as Promise<UserRow[]>;
+  return listVisiblePeopleAs(db, access, selection, after, limit, 'rows', plan);
 }
 
-/** The same page as `listVisiblePeople`, as `PersonRef`s. */
-export function listVisiblePeopleRefs(db: TenantDb, access: Access, selection: PeopleSelection, after: SortKey | null, limit: number, plan?: PeoplePlan): Promise<PersonRef[]> {
-  return listVisible(db, access, selection, after, limit, 'refs', plan);
+/** The same page as `listVisiblePeople`, with the columns asked for. */
+export async function listVisiblePeopleAs<C extends PeopleColumns>(
+  db: TenantDb,
+  access: Access,
+  selection: PeopleSelection,
+  after: SortKey | null,
+  limit: number,
+  columns: C,
+  plan?: PeoplePlan,
+): Promise<PeopleRow<C>[]> {
+  return (await listVisible(db, access, selection, after, limit, columns, plan)) as PeopleRow<C>[];
 }
 
 async function listVisible(

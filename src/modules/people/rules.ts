@@ -19,10 +19,11 @@ import {
   findPerson,
   insertGuardianship,
   listGuardians,
-  listVisiblePeopleRefs,
+  listVisiblePeopleAs,
   personSortKey,
+  type PeopleColumns,
+  type PeopleRow,
   type PeopleSelection,
-  type PersonRef,
 } from './queries.js';
 import type { NewPerson, PeopleFilters, PersonUpdate } from './schemas.js';
 import { isGuardian } from '../permissions/queries.js';
@@ -46,15 +47,16 @@ export async function requireVisiblePerson(db: TenantDb, access: Access, id: num
   return person;
 }
 
-/** GET /people as JSON, a page of `PersonRef`s; `groupOf` reads the group named by `group_id` (404 when there is none). */
-export async function listPeople(
+/** GET /people as JSON, a page of `columns`; `groupOf` reads the group named by `group_id` (404 when there is none). */
+export async function listPeople<C extends PeopleColumns>(
   db: TenantDb,
   access: Access,
   filters: PeopleFilters,
   limit: number,
   cursors: CursorCodec,
   groupOf: (id: number) => Promise<GroupRow | undefined>,
-): Promise<Page<PersonRef>> {
+  columns: C,
+): Promise<Page<PeopleRow<C>>> {
   const sort = filters.sort ?? 'name';
   const list = `people:${sort}`;
   const after = filters.cursor === undefined ? null : cursors.decode(list, filters.cursor);
@@ -70,7 +72,7 @@ export async function listPeople(
   if (filters.updated_since !== undefined) selection.updatedSince = new Date(filters.updated_since);
   if (filters.is_vegetarian !== undefined) selection.isVegetarian = filters.is_vegetarian;
   if (filters.can_swimm !== undefined) selection.canSwimm = filters.can_swimm;
-  const rows = await listVisiblePeopleRefs(db, access, selection, after, limit);
+  const rows = await listVisiblePeopleAs(db, access, selection, after, limit, columns);
   return cursors.page(list, rows, limit, (row) => personSortKey(row, sort));
 }
 

@@ -4,7 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { createStorage } from '../../../src/db/index.js';
 import type { Storage } from '../../../src/db/storage.js';
+import { createPersonJsonMemory } from '../../../src/modules/people/json-memory.js';
+import { PERSON_REF_COLUMNS, type PersonRef } from '../../../src/modules/people/queries.js';
 import { PersonSchema } from '../../../src/modules/people/schemas.js';
+import type { UserRow } from '../../../src/modules/users/queries.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 import { sleep } from '../../helpers/wait.js';
 
@@ -114,5 +117,40 @@ describe('pages of people from kept JSON', () => {
       expect(performance.now() - started).toBeLessThan(1000);
       await sleep(20);
     }
+  });
+});
+
+describe("the memory of people's JSON", () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await buildTestApp();
+  });
+  afterEach(() => t.close());
+
+  const refOf = (row: UserRow): PersonRef => Object.fromEntries(PERSON_REF_COLUMNS.map((column) => [column, row[column]])) as PersonRef;
+
+  it('answers nothing when someone on the page changed or went after the page was read, so that the page is read again whole', async () => {
+    const db = t.storage.tenantDb('demo');
+    const a = await t.addUser('demo', { username: 'a', city: 'Aarau' });
+    const b = await t.addUser('demo', { username: 'b' });
+    const memory = createPersonJsonMemory({ isCurrent: () => true });
+    const page = await memory.jsonOf('demo', db, [refOf(a), refOf(b)]);
+    expect(page?.map((json) => JSON.parse(json).id)).toEqual([a.id, b.id]);
+    // Both kept now; a page whose query found a version the row no longer has, or someone since erased:
+    await db.updateTable('users').set({ city: 'Baden', version: a.version + 1 }).where('id', '=', a.id).execute();
+    expect(await memory.jsonOf('demo', db, [{ ...refOf(b) }, { ...refOf(a), version: a.version + 2 }])).toBeUndefined();
+    expect(await memory.jsonOf('demo', db, [refOf(b), { ...refOf(b), id: b.id + 100 }])).toBeUndefined();
+  });
+
+  it('does not take kept JSON for a person of the same id and version but another updated_at (a database restored under it)', async () => {
+    const db = t.storage.tenantDb('demo');
+    const a = await t.addUser('demo', { username: 'a', city: 'Aarau' });
+    // Not told of changes: only what it compares keeps it right here.
+    const memory = createPersonJsonMemory({ isCurrent: () => true });
+    expect(JSON.parse((await memory.jsonOf('demo', db, [refOf(a)]))![0]!).city).toBe('Aarau');
+    await db.updateTable('users').set({ city: 'Restored', updated_at: '2030-01-01 00:00:00.000000' }).where('id', '=', a.id).execute();
+    const restored = await db.selectFrom('users').selectAll().where('id', '=', a.id).executeTakeFirstOrThrow();
+    expect(restored.version).toBe(a.version);
+    expect(JSON.parse((await memory.jsonOf('demo', db, [refOf(restored)]))![0]!).city).toBe('Restored');
   });
 });
