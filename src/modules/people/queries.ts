@@ -176,24 +176,12 @@ export async function listVisiblePeopleAs<C extends PeopleColumns>(
   columns: C,
   plan?: PeoplePlan,
 ): Promise<PeopleRow<C>[]> {
-  return (await listVisible(db, access, selection, after, limit, columns, plan)) as PeopleRow<C>[];
-}
-
-async function listVisible(
-  db: TenantDb,
-  access: Access,
-  selection: PeopleSelection,
-  after: SortKey | null,
-  limit: number,
-  columns: PeopleColumns,
-  plan?: PeoplePlan,
-): Promise<PersonRef[]> {
   const chosen = plan ?? (await choosePeoplePlan(db, access, selection));
   const { group } = selection;
   if (chosen === 'kept-order' && group !== undefined) {
     const { id, below } = group;
     const inputs: KeptOrderPage = { groupId: id, below, roleType: selection.roleType ?? null, day: selection.activeOn, readable: access.groupsWith('read'), limit, fromCursor: after !== null, columns };
-    return (await db.executeQuery<PersonRef>(keptOrderPages.compile(db, inputs, after ?? []))).rows;
+    return (await db.executeQuery<PeopleRow<C>>(keptOrderPages.compile(db, inputs, after ?? []))).rows;
   }
   const base = db.selectFrom('users as p');
   let query = columns === 'rows' ? base.selectAll('p') : base.select(PERSON_REF_COLUMNS.map((column) => `p.${column}` as const));
@@ -234,7 +222,7 @@ async function listVisible(
     query = query.where(sql<SqlBool>`(${sql.join(order)}) ${comparison} (${sql.join(after as unknown[])})`);
   }
   for (const column of order) query = query.orderBy(column, descending ? 'desc' : 'asc');
-  return query.limit(limit + 1).execute();
+  return (await query.limit(limit + 1).execute()) as PeopleRow<C>[];
 }
 
 const KEPT_ORDER = ['lastname_key', 'firstname_key', 'lastname', 'firstname', 'person_id'] as const;
