@@ -153,4 +153,32 @@ describe("the memory of people's JSON", () => {
     expect(restored.version).toBe(a.version);
     expect(JSON.parse((await memory.jsonOf('demo', db, [refOf(restored)]))![0]!).city).toBe('Restored');
   });
+
+  it('keeps the people of two tenants apart when id, version and updated_at are the same, and ids beyond 2^32 apart', async () => {
+    await t.addTenant('other');
+    const db = t.storage.tenantDb('demo');
+    const otherDb = t.storage.tenantDb('other');
+    const here = await t.addUser('demo', { username: 'here', city: 'Aarau' });
+    const there = await t.addUser('other', { username: 'there', city: 'Chur' });
+    const big = 2 ** 32 + here.id;
+    const same = { version: 7, updated_at: '2030-01-01 00:00:00.000000' };
+    await otherDb.updateTable('users').set({ id: here.id, ...same }).where('id', '=', there.id).execute();
+    await db.updateTable('users').set(same).where('id', '=', here.id).execute();
+    await db.insertInto('users').values({ ...(({ id: _id, ...rest }) => rest)(here), ...same, id: big, username: 'big', email: null, city: 'Basel' }).execute();
+    const rowOf = (tenantDb: typeof db, id: number) => tenantDb.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const memory = createPersonJsonMemory({ isCurrent: () => true });
+    const cities = async (tenant: string, tenantDb: typeof db, id: number) =>
+      (await memory.jsonOf(tenant, tenantDb, [refOf(await rowOf(tenantDb, id))]))!.map((json) => JSON.parse(json).city);
+    // Each read twice: the second comes from what the first kept.
+    for (let round = 0; round < 2; round++) {
+      expect(await cities('demo', db, here.id)).toEqual(['Aarau']);
+      expect(await cities('other', otherDb, here.id)).toEqual(['Chur']);
+      expect(await cities('demo', db, big)).toEqual(['Basel']);
+    }
+    // Forgetting one tenant's person leaves the other's; a change read afterwards is shown.
+    await otherDb.updateTable('users').set({ city: 'Davos' }).where('id', '=', here.id).execute();
+    memory.forget({ tenant: 'other', userId: here.id, tokenId: null });
+    expect(await cities('other', otherDb, here.id)).toEqual(['Davos']);
+    expect(await cities('demo', db, here.id)).toEqual(['Aarau']);
+  });
 });
