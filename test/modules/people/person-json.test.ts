@@ -154,7 +154,7 @@ describe("the memory of people's JSON", () => {
     expect(JSON.parse((await memory.jsonOf('demo', db, [refOf(restored)]))![0]!).city).toBe('Restored');
   });
 
-  it('keeps the people of two tenants apart when id, version and updated_at are the same, and ids beyond 2^32 apart', async () => {
+  it('keeps the people of two tenants apart when id, version and updated_at are the same, and ids outside 0 to 2^32 apart', async () => {
     await t.addTenant('other');
     const db = t.storage.tenantDb('demo');
     const otherDb = t.storage.tenantDb('other');
@@ -164,7 +164,11 @@ describe("the memory of people's JSON", () => {
     const same = { version: 7, updated_at: '2030-01-01 00:00:00.000000' };
     await otherDb.updateTable('users').set({ id: here.id, ...same }).where('id', '=', there.id).execute();
     await db.updateTable('users').set(same).where('id', '=', here.id).execute();
-    await db.insertInto('users').values({ ...(({ id: _id, ...rest }) => rest)(here), ...same, id: big, username: 'big', email: null, city: 'Basel' }).execute();
+    // Ids written behind the service's back: -1 in the second tenant and 2^32 - 1 in the first
+    // would share a key if negative ids were numbered too.
+    const copyOf = (id: number, username: string, city: string) => ({ ...(({ id: _id, ...rest }) => rest)(here), ...same, id, username, email: null, city });
+    await db.insertInto('users').values([copyOf(big, 'big', 'Basel'), copyOf(2 ** 32 - 1, 'last', 'Thun')]).execute();
+    await otherDb.insertInto('users').values(copyOf(-1, 'negative', 'Genf')).execute();
     const rowOf = (tenantDb: typeof db, id: number) => tenantDb.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const memory = createPersonJsonMemory({ isCurrent: () => true });
     const cities = async (tenant: string, tenantDb: typeof db, id: number) =>
@@ -174,6 +178,8 @@ describe("the memory of people's JSON", () => {
       expect(await cities('demo', db, here.id)).toEqual(['Aarau']);
       expect(await cities('other', otherDb, here.id)).toEqual(['Chur']);
       expect(await cities('demo', db, big)).toEqual(['Basel']);
+      expect(await cities('demo', db, 2 ** 32 - 1)).toEqual(['Thun']);
+      expect(await cities('other', otherDb, -1)).toEqual(['Genf']);
     }
     // Forgetting one tenant's person leaves the other's; a change read afterwards is shown.
     await otherDb.updateTable('users').set({ city: 'Davos' }).where('id', '=', here.id).execute();
