@@ -5,7 +5,7 @@ import type { SortKey } from '../../http/paging.js';
 import { csvStream, type Cell } from '../../lib/csv.js';
 import { requireGroupById } from '../memberships/rules.js';
 import type { Access } from '../permissions/rules.js';
-import { listVisiblePeople, personSortKey, type PeopleSelection } from './queries.js';
+import { listVisiblePeople, personSortKey, sortNamesOf, type PeopleSelection } from './queries.js';
 import { PersonSchema, toApiPerson, type ApiPerson, type PeopleFilters } from './schemas.js';
 
 type TenantDb = Kysely<TenantDatabase>;
@@ -49,7 +49,8 @@ export function peopleCsv(db: TenantDb, access: Access, selection: PeopleSelecti
         yield PERSON_COLUMNS.map((column) => person[column]);
       }
       if (page.length <= PAGE_ROWS) return;
-      from = personSortKey(page[PAGE_ROWS - 1]!, selection.sort);
+      const last = page[PAGE_ROWS - 1]!;
+      from = personSortKey(last, selection.sort, sortNamesOf(last));
     }
   }
   return csvStream(PERSON_COLUMNS, rows());

@@ -4,20 +4,26 @@ import type { CacheChange } from '../../db/invalidation/queries.js';
 import type { TenantDatabase } from '../../db/types.js';
 import { compileSerializer } from '../../http/serializer.js';
 import { TOKEN_ROW_MAX_AGE_MS } from '../tokens/verifier.js';
-import { findPeopleByIds, type PersonRef } from './queries.js';
+import { findPeopleByIds, sortNamesOf, type PersonRef, type SortNames } from './queries.js';
 import { PersonSchema, toApiPerson } from './schemas.js';
 
 type TenantDb = Kysely<TenantDatabase>;
 
 /** 24 million characters of JSON (24 MB, up to twice that where names need two bytes a character): the 29,568 people of the benchmark's largest region take 14 million. */
 const KEPT_CHARS = 24_000_000;
-/** What an entry costs beside its text (key, entry, the cache's own node), counted against KEPT_CHARS. */
-const ENTRY_OVERHEAD = 120;
+/** What an entry costs beside its text and names (key, entry, the cache's own node), counted against KEPT_CHARS. */
+const ENTRY_OVERHEAD = 150;
 
 const ID_SPAN = 2 ** 32;
 const MAX_TENANT_NUMBER = 2 ** 21;
 
-interface Kept {
+/** A person's JSON as kept, with the names their place in the name order is made of. */
+export interface PersonJson {
+  json: string;
+  names: SortNames;
+}
+
+interface Kept extends PersonJson {
   version: number;
   /**
    * Compared too: an id and version can name another person after a database is restored from an
@@ -25,7 +31,6 @@ interface Kept {
    * the Laravel import sets the sequences).
    */
   updatedAt: string;
-  json: string;
 }
 
 const isOf = (entry: Kept, ref: PersonRef) => entry.version === Number(ref.version) && entry.updatedAt === ref.updated_at;
@@ -70,7 +75,7 @@ export const personJson = (person: unknown): string => Buffer.from(writePerson(p
 export function createPersonJsonMemory({ isCurrent, maxChars = KEPT_CHARS }: PersonJsonMemoryOptions) {
   // Kept no longer than remembered tokens: a change made with SQL behind the service's back is
   // announced in the tenant's outbox, but relayed only by the next write that names users.
-  const kept = new LRUCache<number | string, Kept>({ maxSize: maxChars, sizeCalculation: (entry) => entry.json.length + ENTRY_OVERHEAD, ttl: TOKEN_ROW_MAX_AGE_MS });
+  const kept = new LRUCache<number | string, Kept>({ maxSize: maxChars, sizeCalculation: (entry) => entry.json.length + entry.names[0].length + entry.names[1].length + ENTRY_OVERHEAD, ttl: TOKEN_ROW_MAX_AGE_MS });
   /** Per tenant, how many changes were heard: a read keeps what it found only if none came meanwhile. */
   const generations = new Map<string, number>();
   /** Moves when everything is forgotten. */
@@ -90,29 +95,29 @@ export function createPersonJsonMemory({ isCurrent, maxChars = KEPT_CHARS }: Per
 
   return {
     /**
-     * The JSON of each person of `refs`, in their order; people whose kept JSON is of another
+     * The JSON (and names) of each person of `refs`, in their order; people whose kept JSON is of another
      * version (or none) are read whole, in one query. Undefined when one of them changed or went
      * between the page's query and that read: the caller then reads the page whole, in one
      * statement, so that a page never shows a person as they were after the page was chosen.
      */
-    async jsonOf(tenant: string, db: TenantDb, refs: readonly PersonRef[]): Promise<string[] | undefined> {
+    async jsonOf(tenant: string, db: TenantDb, refs: readonly PersonRef[]): Promise<PersonJson[] | undefined> {
       const usable = isCurrent();
-      const page: (string | undefined)[] = new Array(refs.length);
+      const page: (PersonJson | undefined)[] = new Array(refs.length);
       const missing: number[] = [];
       const key = keyOf(tenant);
       for (let i = 0; i < refs.length; i++) {
         const ref = refs[i]!;
         const entry = usable ? kept.get(key(Number(ref.id))) : undefined;
-        if (entry !== undefined && isOf(entry, ref)) page[i] = entry.json;
+        if (entry !== undefined && isOf(entry, ref)) page[i] = entry;
         else missing.push(Number(ref.id));
       }
-      if (missing.length === 0) return page as string[];
+      if (missing.length === 0) return page as PersonJson[];
       const generation = generationOf(tenant);
       const rows = await findPeopleByIds(db, missing);
       const keep = generationOf(tenant) === generation;
       const read = new Map<number, Kept>();
       for (const row of rows) {
-        const entry: Kept = { version: Number(row.version), updatedAt: row.updated_at, json: personJson(toApiPerson(row)) };
+        const entry: Kept = { version: Number(row.version), updatedAt: row.updated_at, json: personJson(toApiPerson(row)), names: sortNamesOf(row) };
         read.set(Number(row.id), entry);
         if (keep) kept.set(key(Number(row.id)), entry);
       }
@@ -120,9 +125,9 @@ export function createPersonJsonMemory({ isCurrent, maxChars = KEPT_CHARS }: Per
         if (page[i] !== undefined) continue;
         const entry = read.get(Number(refs[i]!.id));
         if (entry === undefined || !isOf(entry, refs[i]!)) return undefined;
-        page[i] = entry.json;
+        page[i] = entry;
       }
-      return page as string[];
+      return page as PersonJson[];
     },
     /** A person's row changed or went (announced by the triggers; see the token verifier). */
     forget({ tenant, userId }: CacheChange): void {

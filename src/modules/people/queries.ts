@@ -39,20 +39,32 @@ function orderColumns(db: TenantDb, sort: PeopleSelection['sort']) {
 }
 
 /**
- * What a JSON page reads of each person: the id and version (whose JSON the page then takes from
- * memory, people/json-memory.ts) and what its cursor is made of. A page of 51 people so hands
- * 357 values to JavaScript instead of 1,173.
+ * What a JSON page reads of each person: the id and version, whose JSON (and names) the page then
+ * takes from memory (people/json-memory.ts). A page of 51 people so hands 153 values to
+ * JavaScript instead of 1,173. The names a name-sorted page's cursor is made of come from that
+ * memory too: read here, they were 204 strings made for the one row whose names the cursor takes
+ * (SQLite: 92 -> 57 us a page of the benchmark's region, README "Performance").
  */
-export const PERSON_REF_COLUMNS = ['id', 'version', 'updated_at', 'lastname_key', 'firstname_key', 'lastname', 'firstname'] as const;
+export const PERSON_REF_COLUMNS = ['id', 'version', 'updated_at'] as const;
 export type PersonRef = Pick<UserRow, (typeof PERSON_REF_COLUMNS)[number]>;
+
+/** What the name order sorts by before the id: `orderColumns` for sort=name. */
+export type SortNames = readonly [lastnameKey: string, firstnameKey: string, lastname: string, firstname: string];
+export const sortNamesOf = (row: Pick<UserRow, 'lastname_key' | 'firstname_key' | 'lastname' | 'firstname'>): SortNames => [
+  row.lastname_key,
+  row.firstname_key,
+  row.lastname,
+  row.firstname,
+];
 
 /** Whether a list reads people's whole rows, or their `PersonRef`s only. */
 export type PeopleColumns = 'rows' | 'refs';
 
-export function personSortKey(row: PersonRef, sort: PeopleSelection['sort']): SortKey {
+/** A person's key in the sort; `names` (the person's `SortNames`) count for sort=name only. */
+export function personSortKey(row: PersonRef, sort: PeopleSelection['sort'], names: SortNames): SortKey {
   if (sort === 'id') return [Number(row.id)];
   if (sort === '-updated_at') return [normaliseDbTimestamp(row.updated_at), Number(row.id)];
-  return [row.lastname_key, row.firstname_key, row.lastname, row.firstname, Number(row.id)];
+  return [...names, Number(row.id)];
 }
 
 /**

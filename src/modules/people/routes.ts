@@ -16,7 +16,7 @@ import { JsonOrCsv, sendCsv, wantsCsv } from '../../http/csv.js';
 import peopleImportRoutes from '../people-import/routes.js';
 import userExportRoutes from '../user-export/routes.js';
 import { personJson, type PersonJsonMemory } from './json-memory.js';
-import { listWards, type PeopleColumns } from './queries.js';
+import { listWards, sortNamesOf, type PeopleColumns } from './queries.js';
 import { PERSON_COLUMNS, peopleCsv, peopleCsvName, peopleSelection } from './csv.js';
 import {
   addGuardian,
@@ -86,13 +86,17 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
       const { db, slug } = request.tenant;
       const pageOf = <C extends PeopleColumns>(columns: C) => listPeople(db, access, request.query, limitOf(request.query), cursors, (id) => groupOf(request, id), columns);
       const page = await pageOf('refs');
-      let people = await peopleJson.jsonOf(slug, db, page.rows);
-      let nextCursor = page.nextCursor;
-      if (people === undefined) {
+      const kept = await peopleJson.jsonOf(slug, db, page.rows);
+      let people: string[];
+      let nextCursor: string | null;
+      if (kept !== undefined) {
+        people = kept.map((person) => person.json);
+        nextCursor = page.cursorAfterLast?.(kept[kept.length - 1]!.names) ?? null;
+      } else {
         // Someone on the page changed between its two reads: the page again, whole, in one statement.
         const whole = await pageOf('rows');
         people = whole.rows.map((row) => personJson(toApiPerson(row)));
-        nextCursor = whole.nextCursor;
+        nextCursor = whole.cursorAfterLast?.(sortNamesOf(whole.rows[whole.rows.length - 1]!)) ?? null;
       }
       // Written here as the response schema would write it (a test compares the two byte for byte).
       reply.type('application/json; charset=utf-8');

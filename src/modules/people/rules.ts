@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { TenantDatabase } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
-import type { CursorCodec, Page } from '../../http/paging.js';
+import type { CursorCodec } from '../../http/paging.js';
 import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { hashPassword } from '../auth/passwords.js';
@@ -24,6 +24,7 @@ import {
   type PeopleColumns,
   type PeopleRow,
   type PeopleSelection,
+  type SortNames,
 } from './queries.js';
 import type { NewPerson, PeopleFilters, PersonUpdate } from './schemas.js';
 import { isGuardian } from '../permissions/queries.js';
@@ -47,6 +48,16 @@ export async function requireVisiblePerson(db: TenantDb, access: Access, id: num
   return person;
 }
 
+/**
+ * A page of GET /people before its cursor is made. `cursorAfterLast`, when another page follows:
+ * the cursor after the page's last row, given that person's `SortNames` (a page of `PersonRef`s
+ * does not read them; the caller takes them from the person's kept JSON).
+ */
+export interface PeoplePage<Row> {
+  rows: Row[];
+  cursorAfterLast: ((names: SortNames) => string) | null;
+}
+
 /** GET /people as JSON, a page of `columns`; `groupOf` reads the group named by `group_id` (404 when there is none). */
 export async function listPeople<C extends PeopleColumns>(
   db: TenantDb,
@@ -56,7 +67,7 @@ export async function listPeople<C extends PeopleColumns>(
   cursors: CursorCodec,
   groupOf: (id: number) => Promise<GroupRow | undefined>,
   columns: C,
-): Promise<Page<PeopleRow<C>>> {
+): Promise<PeoplePage<PeopleRow<C>>> {
   const sort = filters.sort ?? 'name';
   const list = `people:${sort}`;
   const after = filters.cursor === undefined ? null : cursors.decode(list, filters.cursor);
@@ -73,7 +84,10 @@ export async function listPeople<C extends PeopleColumns>(
   if (filters.is_vegetarian !== undefined) selection.isVegetarian = filters.is_vegetarian;
   if (filters.can_swimm !== undefined) selection.canSwimm = filters.can_swimm;
   const rows = await listVisiblePeopleAs(db, access, selection, after, limit, columns);
-  return cursors.page(list, rows, limit, (row) => personSortKey(row, sort));
+  if (rows.length <= limit) return { rows, cursorAfterLast: null };
+  const shown = rows.slice(0, limit);
+  const last = shown[limit - 1]!;
+  return { rows: shown, cursorAfterLast: (names) => cursors.encode(list, personSortKey(last, sort, names)) };
 }
 
 async function loginConflicts(db: TenantDb, personId: number | null, username: string | null | undefined, email: string | null | undefined) {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SortKey } from '../../../src/http/paging.js';
 import { sortKey } from '../../../src/lib/sort-key.js';
 import { toDbTimestamp } from '../../../src/lib/time.js';
-import { choosePeoplePlan, listVisiblePeople, NAME_ORDER_FROM_MEMBERS, personSortKey, type PeoplePlan, type PeopleSelection } from '../../../src/modules/people/queries.js';
+import { choosePeoplePlan, listVisiblePeople, NAME_ORDER_FROM_MEMBERS, personSortKey, sortNamesOf, type PeoplePlan, type PeopleSelection } from '../../../src/modules/people/queries.js';
 import { accessOf, operatorAccess, type Access } from '../../../src/modules/permissions/rules.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { replaceGroupTree } from '../../helpers/group-tree.js';
@@ -92,7 +92,7 @@ describe('the plans of a name-sorted group list', () => {
       const rows = await listVisiblePeople(db, access, selection, after, 3, plan);
       ids.push(...rows.slice(0, 3).map((row) => Number(row.id)));
       if (rows.length <= 3) return ids;
-      after = personSortKey(rows[2]!, 'name');
+      after = personSortKey(rows[2]!, 'name', sortNamesOf(rows[2]!));
     }
     throw new Error('the pages did not end');
   }

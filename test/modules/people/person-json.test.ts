@@ -135,11 +135,24 @@ describe("the memory of people's JSON", () => {
     const b = await t.addUser('demo', { username: 'b' });
     const memory = createPersonJsonMemory({ isCurrent: () => true });
     const page = await memory.jsonOf('demo', db, [refOf(a), refOf(b)]);
-    expect(page?.map((json) => JSON.parse(json).id)).toEqual([a.id, b.id]);
+    expect(page?.map(({ json }) => JSON.parse(json).id)).toEqual([a.id, b.id]);
     // Both kept now; a page whose query found a version the row no longer has, or someone since erased:
     await db.updateTable('users').set({ city: 'Baden', version: a.version + 1 }).where('id', '=', a.id).execute();
     expect(await memory.jsonOf('demo', db, [{ ...refOf(b) }, { ...refOf(a), version: a.version + 2 }])).toBeUndefined();
     expect(await memory.jsonOf('demo', db, [refOf(b), { ...refOf(b), id: b.id + 100 }])).toBeUndefined();
+  });
+
+  it('gives the names of the version the page read, read or kept, which the cursor of a name-sorted page is made of', async () => {
+    const db = t.storage.tenantDb('demo');
+    const a = await t.addUser('demo', { username: 'a', firstname: 'Ärni', lastname: 'Zürcher' });
+    const memory = createPersonJsonMemory({ isCurrent: () => true });
+    const namesOf = async (row: UserRow) => (await memory.jsonOf('demo', db, [refOf(row)]))![0]!.names;
+    expect(await namesOf(a)).toEqual([a.lastname_key, a.firstname_key, 'Zürcher', 'Ärni']);
+    expect(await namesOf(a)).toEqual([a.lastname_key, a.firstname_key, 'Zürcher', 'Ärni']);
+    // Renamed (a new version): the new names, not the kept ones.
+    await db.updateTable('users').set({ lastname: 'Aebi', lastname_key: 'aebi', version: a.version + 1 }).where('id', '=', a.id).execute();
+    const renamed = await db.selectFrom('users').selectAll().where('id', '=', a.id).executeTakeFirstOrThrow();
+    expect(await namesOf(renamed)).toEqual(['aebi', a.firstname_key, 'Aebi', 'Ärni']);
   });
 
   it('does not take kept JSON for a person of the same id and version but another updated_at (a database restored under it)', async () => {
@@ -147,11 +160,11 @@ describe("the memory of people's JSON", () => {
     const a = await t.addUser('demo', { username: 'a', city: 'Aarau' });
     // Not told of changes: only what it compares keeps it right here.
     const memory = createPersonJsonMemory({ isCurrent: () => true });
-    expect(JSON.parse((await memory.jsonOf('demo', db, [refOf(a)]))![0]!).city).toBe('Aarau');
+    expect(JSON.parse((await memory.jsonOf('demo', db, [refOf(a)]))![0]!.json).city).toBe('Aarau');
     await db.updateTable('users').set({ city: 'Restored', updated_at: '2030-01-01 00:00:00.000000' }).where('id', '=', a.id).execute();
     const restored = await db.selectFrom('users').selectAll().where('id', '=', a.id).executeTakeFirstOrThrow();
     expect(restored.version).toBe(a.version);
-    expect(JSON.parse((await memory.jsonOf('demo', db, [refOf(restored)]))![0]!).city).toBe('Restored');
+    expect(JSON.parse((await memory.jsonOf('demo', db, [refOf(restored)]))![0]!.json).city).toBe('Restored');
   });
 
   it('keeps the people of two tenants apart when id, version and updated_at are the same, and ids outside 0 to 2^32 apart', async () => {
@@ -172,7 +185,7 @@ describe("the memory of people's JSON", () => {
     const rowOf = (tenantDb: typeof db, id: number) => tenantDb.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const memory = createPersonJsonMemory({ isCurrent: () => true });
     const cities = async (tenant: string, tenantDb: typeof db, id: number) =>
-      (await memory.jsonOf(tenant, tenantDb, [refOf(await rowOf(tenantDb, id))]))!.map((json) => JSON.parse(json).city);
+      (await memory.jsonOf(tenant, tenantDb, [refOf(await rowOf(tenantDb, id))]))!.map(({ json }) => JSON.parse(json).city);
     // Each read twice: the second comes from what the first kept.
     for (let round = 0; round < 2; round++) {
       expect(await cities('demo', db, here.id)).toEqual(['Aarau']);

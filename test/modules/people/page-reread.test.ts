@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { UserRow } from '../../../src/modules/users/queries.js';
+import { sortKey } from '../../../src/lib/sort-key.js';
+import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
+
+/**
+ * A change that lands between a people page's query and the read of the people whose JSON is not
+ * kept: the route then reads the page again, whole, and makes its cursor from those rows. The
+ * change is made where that read begins (findPeopleByIds), so the race happens every time.
+ */
+const race = vi.hoisted(() => ({ before: null as null | (() => Promise<void>) }));
+vi.mock('../../../src/modules/people/queries.js', async (original) => {
+  const queries = await original<typeof import('../../../src/modules/people/queries.js')>();
+  return {
+    ...queries,
+    findPeopleByIds: async (...args: Parameters<typeof queries.findPeopleByIds>): Promise<UserRow[]> => {
+      const change = race.before;
+      race.before = null;
+      await change?.();
+      return queries.findPeopleByIds(...args);
+    },
+  };
+});
+
+describe('GET /people: a page read again whole after someone on it changed', () => {
+  let t: TestApp;
+  let token: string;
+  let region: number;
+  const ids: Record<string, number> = {};
+
+  const get = async (url: string) => {
+    const answer = await t.app.inject({ method: 'GET', url: `/api${url}`, headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${token}` } });
+    expect(answer.statusCode).toBe(200);
+    return answer.json().data as { people: { id: number; lastname: string }[]; next_cursor: string | null };
+  };
+
+  beforeEach(async () => {
+    t = await buildTestApp();
+    const root = await t.rootGroupId('demo');
+    const admin = await t.addUser('demo', { username: 'admin', lastname: 'Admin' });
+    await t.grant('demo', admin.id, root, 'admin');
+    token = await t.login('demo', 'admin', PASSWORD);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/groups',
+      headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${token}` },
+      payload: { parent_id: root, name: 'Region' },
+    });
+    region = created.json().data.group.id;
+    for (const lastname of ['Aebi', 'Brun', 'Cadonau', 'Derungs', 'Egli', 'Frei']) {
+      ids[lastname] = (await t.addUser('demo', { username: lastname.toLowerCase(), firstname: 'Kim', lastname })).id;
+      await t.grant('demo', ids[lastname]!, region, 'member');
+    }
+  });
+  afterEach(() => t.close());
+
+  it('lists everyone once, in the order of their names after the change, following the cursors', async () => {
+    const db = t.storage.tenantDb('demo');
+    // Brun, on the first page, becomes Zahner while the page is being read.
+    race.before = async () => {
+      const row = await db.selectFrom('users').select(['version']).where('id', '=', ids.Brun!).executeTakeFirstOrThrow();
+      await db
+        .updateTable('users')
+        .set({ lastname: 'Zahner', lastname_key: sortKey('Zahner'), version: Number(row.version) + 1, updated_at: '2030-01-01 00:00:00.000000' })
+        .where('id', '=', ids.Brun!)
+        .execute();
+    };
+    const names: string[] = [];
+    let url = `/people?group_id=${region}&below=true&limit=2`;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await get(url);
+      names.push(...page.people.map((person) => person.lastname));
+      if (page.next_cursor === null) break;
+      url = `/people?group_id=${region}&below=true&limit=2&cursor=${encodeURIComponent(page.next_cursor)}`;
+    }
+    expect(race.before).toBeNull();
+    expect(names).toEqual(['Aebi', 'Cadonau', 'Derungs', 'Egli', 'Frei', 'Zahner']);
+  });
+});
