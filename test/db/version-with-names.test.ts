@@ -4,7 +4,8 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tenantSchema } from '../../src/db/postgres.js';
 import { sortKey } from '../../src/lib/sort-key.js';
-import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../helpers/app.js';
+import { buildTestApp, hostOf, JSON_HEADERS, type TestApp } from '../helpers/app.js';
+import { regionWithMembers } from '../helpers/region.js';
 
 /**
  * Migration move-version-with-names: a rename made with SQL behind the service's back moves the
@@ -14,7 +15,7 @@ describe("a person's version moves with their names", () => {
   let t: TestApp;
   let token: string;
   let region: number;
-  const ids: Record<string, number> = {};
+  let ids: Record<string, number>;
 
   const call = (method: 'GET' | 'PATCH', url: string, payload?: object) =>
     t.app.inject({ method, url: `/api${url}`, headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
@@ -42,20 +43,7 @@ describe("a person's version moves with their names", () => {
 
   beforeEach(async () => {
     t = await buildTestApp();
-    const root = await t.rootGroupId('demo');
-    const admin = await t.addUser('demo', { username: 'admin', lastname: 'Admin' });
-    await t.grant('demo', admin.id, root, 'admin');
-    token = await t.login('demo', 'admin', PASSWORD);
-    region = (await t.app.inject({
-      method: 'POST',
-      url: '/api/groups',
-      headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${token}` },
-      payload: { parent_id: root, name: 'Region' },
-    })).json().data.group.id;
-    for (const lastname of ['Aebi', 'Brun', 'Cadonau', 'Derungs']) {
-      ids[lastname] = (await t.addUser('demo', { username: lastname.toLowerCase(), firstname: 'Kim', lastname })).id;
-      await t.grant('demo', ids[lastname]!, region, 'member');
-    }
+    ({ token, region, ids } = await regionWithMembers(t, ['Aebi', 'Brun', 'Cadonau', 'Derungs']));
   });
   afterEach(() => t.close());
 

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { UserRow } from '../../../src/modules/users/queries.js';
 import { sortKey } from '../../../src/lib/sort-key.js';
-import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
+import { buildTestApp, hostOf, JSON_HEADERS, type TestApp } from '../../helpers/app.js';
+import { regionWithMembers } from '../../helpers/region.js';
 
 /**
  * A change that lands between a people page's query and the read of the people whose JSON is not
@@ -26,7 +27,7 @@ describe('GET /people: a page read again whole after someone on it changed', () 
   let t: TestApp;
   let token: string;
   let region: number;
-  const ids: Record<string, number> = {};
+  let ids: Record<string, number>;
 
   const get = async (url: string) => {
     const answer = await t.app.inject({ method: 'GET', url: `/api${url}`, headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${token}` } });
@@ -36,21 +37,7 @@ describe('GET /people: a page read again whole after someone on it changed', () 
 
   beforeEach(async () => {
     t = await buildTestApp();
-    const root = await t.rootGroupId('demo');
-    const admin = await t.addUser('demo', { username: 'admin', lastname: 'Admin' });
-    await t.grant('demo', admin.id, root, 'admin');
-    token = await t.login('demo', 'admin', PASSWORD);
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/groups',
-      headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${token}` },
-      payload: { parent_id: root, name: 'Region' },
-    });
-    region = created.json().data.group.id;
-    for (const lastname of ['Aebi', 'Brun', 'Cadonau', 'Derungs', 'Egli', 'Frei']) {
-      ids[lastname] = (await t.addUser('demo', { username: lastname.toLowerCase(), firstname: 'Kim', lastname })).id;
-      await t.grant('demo', ids[lastname]!, region, 'member');
-    }
+    ({ token, region, ids } = await regionWithMembers(t, ['Aebi', 'Brun', 'Cadonau', 'Derungs', 'Egli', 'Frei']));
   });
   afterEach(() => t.close());
 
