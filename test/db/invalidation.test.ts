@@ -16,6 +16,8 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 /** Columns whose changes no cache needs: written once a minute per token, and never read from memory. */
 const NOT_ANNOUNCED: Record<string, string[]> = { personal_access_tokens: ['last_used_at'] };
+/** The columns whose change moves a person's version by a trigger (migration move-version-with-names). */
+const NAMES = ['lastname_key', 'firstname_key', 'lastname', 'firstname'];
 
 describe('changes to cached rows are announced by the database', () => {
   let t: TestApp;
@@ -73,11 +75,12 @@ describe('changes to cached rows are announced by the database', () => {
         const value = newValue(table, column.name, column.dataType, bob.id);
         // eslint-disable-next-line @typescript-eslint/no-explicit-any
         await (db as any).updateTable(table).set({ [column.name]: value }).where('id', '=', row.id).execute();
-        const expected = NOT_ANNOUNCED[table]?.includes(column.name) ? [] : [{ tenant: 'demo', ...row.change }];
+        const announcement = { tenant: 'demo', ...row.change };
         // A rename is announced twice on SQLite: the trigger that moves the version with the names
         // (migration move-version-with-names) writes the row a second time.
-        const once = heard.filter((change, i) => heard.findIndex((other) => JSON.stringify(other) === JSON.stringify(change)) === i);
-        expect(once, `${table}.${column.name}`).toEqual(expected);
+        const renamedTwice = t.storage.dialect === 'sqlite' && table === 'users' && NAMES.includes(column.name);
+        const expected = NOT_ANNOUNCED[table]?.includes(column.name) ? [] : renamedTwice ? [announcement, announcement] : [announcement];
+        expect(heard, `${table}.${column.name}`).toEqual(expected);
       }
     }
     heard.length = 0;
@@ -124,9 +127,12 @@ describe('changes to cached rows are announced by the database', () => {
     // The others keep the people lists' order (member_order), or move the version of the users
     // row being written (a write that names users already), and write nothing else: no write to
     // another table reaches users or tokens through a trigger.
+    const movesVersion = /^begin update users set version = version \+ 1 where id = new\.id; end$/i;
     for (const trigger of triggers.filter((one) => !announcing.includes(one))) {
-      const allowed = trigger.table === 'users' ? ['member_order', 'users'] : ['member_order'];
-      expect(written(trigger.body).filter((table) => !allowed.includes(table)), trigger.body).toEqual([]);
+      // The trigger that moves a person's version with their names: on SQLite a second update
+      // of the row being written (a write that names users already), on PostgreSQL no write.
+      if (trigger.table === 'users' && (movesVersion.test(trigger.body) || written(trigger.body).length === 0)) continue;
+      expect(new Set(written(trigger.body)), trigger.body).toEqual(new Set(['member_order']));
     }
     expect(triggers.length).toBeGreaterThan(announcing.length);
   });

@@ -3,6 +3,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tenantSchema } from '../../src/db/postgres.js';
+import { createPersonJsonMemory } from '../../src/modules/people/json-memory.js';
+import { PERSON_REF_COLUMNS, type PersonRef } from '../../src/modules/people/queries.js';
 import { sortKey } from '../../src/lib/sort-key.js';
 import { buildTestApp, hostOf, JSON_HEADERS, type TestApp } from '../helpers/app.js';
 import { regionWithMembers } from '../helpers/region.js';
@@ -69,6 +71,18 @@ describe("a person's version moves with their names", () => {
     expect(renamed.statusCode).toBe(200);
     expect(await versionOf(ids.Cadonau!)).toBe(before + 1);
     expect(renamed.headers.etag).toBe(`"${before + 1}"`);
+  });
+
+  it('never gives the names kept for the old version once a rename in SQL moved it, whatever the change feed has relayed', async () => {
+    // A memory told of no change at all: only the version keeps it right.
+    const memory = createPersonJsonMemory({ isCurrent: () => true });
+    const refOf = async (id: number): Promise<PersonRef> => (await db().selectFrom('users').select(PERSON_REF_COLUMNS).where('id', '=', id).executeTakeFirstOrThrow()) as PersonRef;
+    const kept = await memory.jsonOf('demo', db(), [await refOf(ids.Derungs!)]);
+    expect(kept![0]!.names[2]).toBe('Derungs');
+    await updateBehindTheService(ids.Derungs!, { lastname: 'Bach', lastname_key: sortKey('Bach') });
+    const after = await memory.jsonOf('demo', db(), [await refOf(ids.Derungs!)]);
+    expect(after![0]!.names).toEqual([sortKey('Bach'), sortKey('Kim'), 'Bach', 'Kim']);
+    expect(JSON.parse(after![0]!.json).lastname).toBe('Bach');
   });
 
   it('shows a rename in SQL on the next page at once, in its place, with pages that neither skip nor repeat', async () => {

@@ -15,6 +15,7 @@ export async function regionWithMembers(t: TestApp, lastnames: readonly string[]
     headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${token}` },
     payload: { parent_id: root, name: 'Region' },
   });
+  if (created.statusCode !== 201) throw new Error(`the region was not created: ${created.statusCode} ${created.body}`);
   const region = created.json().data.group.id as number;
   const ids: Record<string, number> = {};
   for (const lastname of lastnames) {

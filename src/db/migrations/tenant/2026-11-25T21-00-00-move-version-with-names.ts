@@ -9,7 +9,11 @@ import { isPostgres, schemaOf } from '../dialect.js';
  * cursor's names, and every page its people's JSON, from what is kept for the version the page's
  * query reads (people/json-memory.ts): with the version moved, what was kept for the old names
  * is never used again, so such a walk neither skips nor repeats anyone, and the new names show at
- * once. (Other columns changed that way still wait for the change feed, as before.)
+ * once. (Other columns changed that way still wait for the change feed, as before; and such a
+ * rename still moves neither `updated_at` nor writes a change record or webhook, which only the
+ * service's own writes do.) The sort keys count as names here though no answer shows them: a
+ * later data migration that computes every `*_key` anew moves every person's version (their
+ * ETag), so an If-Match sent before it gets 412, and on SQLite each person is announced twice.
  */
 const NAMES = ['lastname_key', 'firstname_key', 'lastname', 'firstname'];
 
