@@ -157,6 +157,7 @@ export const fieldMessages = {
   required: (field: string) => `The ${attribute(field)} field is required.`,
   selectedInvalid: (field: string) => `The selected ${attribute(field)} is invalid.`,
   dateAfterOrEqual: (field: string, other: string) => `The ${attribute(field)} field must be a date after or equal to ${attribute(other)}.`,
+  dateBeforeOrEqual: (field: string, other: string) => `The ${attribute(field)} field must be a date before or equal to ${attribute(other)}.`,
   abilitiesBeyondToken: (beyond: readonly string[]) =>
     `The abilities field may not grant what this token lacks: ${beyond.join(', ')}.`,
 } as const;

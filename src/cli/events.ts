@@ -51,7 +51,7 @@ export function registerEventCommands(program: Command): void {
         const { event: found } = await requireVisibleEvent(db, await operatorAccess(db, today), idOption(eventId, '<event-id>'));
         const id = Number(found.id);
         if (options.csv) {
-          const csv = participantsCsv(db, id, {});
+          const csv = await participantsCsv(db, id, {});
           csv.pipe(process.stdout, { end: false });
           await once(csv, 'end');
           return;

@@ -27,7 +27,7 @@ export function registerPeopleCommands(program: Command): void {
         const { db, today } = await openTenant(storage, tenant);
         const access = await operatorAccess(db, today);
         const filters = options.group === undefined ? {} : { group_id: idOption(options.group, '--group'), below: options.below === true };
-        const csv = peopleCsv(db, access, await peopleSelection(db, access, filters));
+        const csv = await peopleCsv(db, access, await peopleSelection(db, access, filters));
         csv.pipe(process.stdout, { end: false });
         await once(csv, 'end');
       }),

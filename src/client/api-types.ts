@@ -1417,7 +1417,15 @@ export interface operations {
                 "application/json": {
                     /** Format: email */
                     email?: string;
+                    /**
+                     * Format: person-name
+                     * @description 1-255 characters; the name and its sort key together at most 1,200 bytes of UTF-8
+                     */
                     firstname?: string;
+                    /**
+                     * Format: person-name
+                     * @description 1-255 characters; the name and its sort key together at most 1,200 bytes of UTF-8
+                     */
                     lastname?: string;
                     gender_id?: number | null;
                     type_id?: number | null;
@@ -6778,7 +6786,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: person-name
+                     * @description 1-255 characters; the name and its sort key together at most 1,200 bytes of UTF-8
+                     */
                     firstname: string;
+                    /**
+                     * Format: person-name
+                     * @description 1-255 characters; the name and its sort key together at most 1,200 bytes of UTF-8
+                     */
                     lastname: string;
                     email?: string | null;
                     gender_id?: number | null;
@@ -7505,7 +7521,15 @@ export interface operations {
             content: {
                 "application/json": {
                     email?: string | null;
+                    /**
+                     * Format: person-name
+                     * @description 1-255 characters; the name and its sort key together at most 1,200 bytes of UTF-8
+                     */
                     firstname?: string;
+                    /**
+                     * Format: person-name
+                     * @description 1-255 characters; the name and its sort key together at most 1,200 bytes of UTF-8
+                     */
                     lastname?: string;
                     gender_id?: number | null;
                     type_id?: number | null;
@@ -12308,7 +12332,7 @@ export interface operations {
                 "application/json": {
                     /** @description https:// and a public address */
                     url: string;
-                    /** @description The kinds of change records to send; null or absent: all */
+                    /** @description The kinds of change records to send (at least one); null or absent: all */
                     entities?: ("person" | "group" | "membership" | "guardianship" | "role_type" | "event" | "participation")[] | null;
                     description?: string | null;
                 };
@@ -12976,7 +13000,7 @@ export interface operations {
                 "application/json": {
                     /** @description https:// and a public address */
                     url?: string;
-                    /** @description The kinds of change records to send; null or absent: all */
+                    /** @description The kinds of change records to send (at least one); null or absent: all */
                     entities?: ("person" | "group" | "membership" | "guardianship" | "role_type" | "event" | "participation")[] | null;
                     description?: string | null;
                     /** @description true resumes a disabled webhook at the message it stopped at */

@@ -39,3 +39,10 @@ export function isUniqueViolation(error: unknown, ...indexes: string[]): boolean
   if (indexes.length === 0) return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   return (code === '23505' && typeof constraint === 'string' && indexes.includes(constraint)) || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
+
+/** Is this error a write refused by a foreign key (the row it points to is gone)? */
+export function isForeignKeyViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code } = error as { code?: unknown };
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}

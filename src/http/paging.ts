@@ -11,10 +11,18 @@ import { errors, fieldMessages } from '../errors.js';
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 
+/**
+ * The longest cursor taken back. A cursor carries the sort key of the last row shown: for people
+ * four names of up to 255 characters (up to 5.5 KB once encoded), for groups the names of every
+ * level above (0.7 KB a level of the longest ASCII names, about 17 levels). The request line stays
+ * within Node's 16 KB for headers.
+ */
+export const MAX_CURSOR_LENGTH = 12_288;
+
 /** The paging part of a list's query string schema. */
 export const PagingQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_CURSOR_LENGTH })),
 };
 
 /** A sort key: the values of the list's order columns, `id` last. */

@@ -30,18 +30,29 @@ export function cellText(value: Cell): string {
 
 /**
  * A CSV document streamed from `rows` (read one at a time, as the reader drains the stream, so a
- * list of any length is sent in constant memory). An error of `rows` ends the stream with it.
+ * list of any length is sent in constant memory).
+ *
+ * The first row is read before the stream is made: an error there (a storage fault on the first
+ * page) rejects this promise, and the caller answers it like any other error, before a byte is
+ * sent. A later error ends the stream with it; the stream keeps the error for its reader (Fastify
+ * takes the answer a turn later, see batched-answers.ts) instead of throwing it as an 'error'
+ * event nobody listens to yet, which would end the process.
  */
-export function csvStream(header: readonly string[], rows: AsyncIterable<readonly Cell[]>): Readable {
+export async function csvStream(header: readonly string[], rows: AsyncIterable<readonly Cell[]>): Promise<Readable> {
+  const iterator = rows[Symbol.asyncIterator]();
+  const first = await iterator.next();
   // csv-stringify quotes a cell holding the record delimiter (CRLF), not a lone LF or CR, which
   // every reader also takes for the end of a row: any line break is quoted.
   const stringifier = stringify({ record_delimiter: '\r\n', bom: false, quoted_match: /[\r\n]/ });
   async function* records() {
     yield header.map((name) => name);
-    for await (const row of rows) yield row.map(cellText);
+    if (first.done) return;
+    yield first.value.map(cellText);
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value.map(cellText);
   }
   const source = Readable.from(records());
   source.on('error', (err) => stringifier.destroy(err));
+  stringifier.on('error', () => {});
   return source.pipe(stringifier);
 }
 

@@ -2,11 +2,38 @@ import Type, { type TSchema, type TStringOptions } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { Settings } from 'typebox/system';
+import { Format } from 'typebox/format';
 import { attribute, type FieldErrors } from '../errors.js';
+import { sortKey } from './sort-key.js';
 
 // TypeBox stops collecting errors after 8 by default; a body can have more failing fields than
 // that (a user has 15), and each is reported. Still bounded: our schemas are small and flat.
 Settings.Set({ maxErrors: 64 });
+
+/**
+ * A moment the service can store. TypeBox's `date-time` is RFC 3339, which also allows a leap
+ * second (`23:59:60`) and an RFC 9557 suffix (`[Europe/Zurich]`); neither is a JavaScript Date,
+ * and an offset can carry a moment past the year 9999 (or before the year 1), which the stored
+ * form (four-digit years, compared as text) cannot hold. Those are "not a valid date" (422), as in the original service.
+ */
+Format.Set('date-time', (value) => {
+  if (!Format.IsDateTime(value)) return false;
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms)) return false;
+  // Years 1-9999: four digits, and PostgreSQL's timestamp has no year 0.
+  const year = new Date(ms).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+});
+
+/**
+ * The most UTF-8 bytes a first or last name and its sort key take together. Both are in the
+ * people lists' indexes, and PostgreSQL refuses an index entry over 2,704 bytes: two names within
+ * this bound fit with room to spare. 255 characters of Latin script always fit (510-765 bytes);
+ * the bound only bites in scripts of three or four bytes a character at about 150-200 characters
+ * (Hangul, whose sort key is decomposed into jamo, at about 100).
+ */
+export const MAX_NAME_BYTES = 1200;
+Format.Set('person-name', (value) => Buffer.byteLength(value) + Buffer.byteLength(sortKey(value)) <= MAX_NAME_BYTES);
 
 /**
  * Checks input against a TypeBox schema and words the failures the way the original (Laravel)
@@ -55,9 +82,12 @@ function messageFor(field: string, error: SchemaError): string {
       return `The ${name} field must be at least ${String(params.limit)}.`;
     case 'maxItems':
       return `The ${name} field must not have more than ${String(params.limit)} items.`;
+    case 'minItems':
+      return `The ${name} field must have at least ${String(params.limit)} items.`;
     case 'format':
       if (params.format === 'email') return `The ${name} field must be a valid email address.`;
       if (params.format === 'date-time' || params.format === 'date') return `The ${name} field must be a valid date.`;
+      if (params.format === 'person-name') return `The ${name} field is too long.`;
       return `The ${name} field format is invalid.`;
     case 'pattern':
       return `The ${name} field format is invalid.`;
@@ -84,9 +114,14 @@ export const lowerAscii = (value: string): string => value.replace(/[A-Z]+/g, (s
 /** A string that is stored as text: refuses U+0000 (see NO_NUL_PATTERN). */
 export const StoredText = (options: TStringOptions = {}) => Type.String({ pattern: NO_NUL_PATTERN, ...options });
 
-/** Lower is more telling: a missing field beats a wrong type beats a wrong length. */
+/**
+ * Lower is more telling: a missing field beats a wrong type beats "not a date" beats a wrong
+ * length (`2026-11-25T10:00:00Z` for a day is no date, more than it is too long).
+ */
 const PRIORITY: Record<string, number> = { required: 0, type: 1 };
-const rank = (error: SchemaError) => PRIORITY[error.keyword] ?? 2;
+const DATE_FORMATS = new Set(['date', 'date-time']);
+const rank = (error: SchemaError) =>
+  PRIORITY[error.keyword] ?? (error.keyword === 'format' && DATE_FORMATS.has(String(error.params.format)) ? 1.5 : 2);
 
 function collectFieldErrors(schema: TSchema, errors: Iterable<SchemaError>): FieldErrors {
   const byField = new Map<string, SchemaError>();
@@ -118,16 +153,41 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; fieldErrors: F
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The properties of an object schema that take an integer (alone or beside null). */
+function integerProperties(schema: TSchema): Set<string> {
+  const properties = (schema as { properties?: Record<string, { type?: unknown; anyOf?: { type?: unknown }[] }> }).properties ?? {};
+  const isInteger = (option: { type?: unknown }) => option.type === 'integer';
+  return new Set(Object.keys(properties).filter((key) => isInteger(properties[key]!) || (properties[key]!.anyOf ?? []).some(isInteger)));
+}
+
+/** Decimal digits with an optional sign: what Laravel's `integer` rule takes from a query string. */
+const INTEGER_TEXT = /^[+-]?[0-9]+$/;
+
+/**
+ * Query text read as the schema's types. TypeBox's conversion reads any number into an integer
+ * ("1.5" as 1, "1e3" as 1000, "0x10" as 16, "" as 0): such text stays text here, so the check
+ * refuses it ("The after field must be an integer.") instead of answering for another value.
+ */
+function convertQueryStrings(schema: TSchema, integers: Set<string>, value: Record<string, unknown>): Record<string, unknown> {
+  const converted = Value.Convert(schema, { ...value }) as Record<string, unknown>;
+  for (const key of integers) {
+    const given = value[key];
+    if (typeof given === 'string' && !INTEGER_TEXT.test(given)) converted[key] = given;
+  }
+  return converted;
+}
+
 /**
  * Compiles a validator for an object schema. A body that is not an object (an array, a string,
  * null) is read as an empty object, as Laravel reads it, so the caller hears which fields are missing.
  */
 export function compileObjectValidator<T>(schema: TSchema, options: { convertStrings?: boolean } = {}): (input: unknown) => Validation<T> {
   const compiled = Compile(schema);
+  const integers = integerProperties(schema);
   return (input) => {
     let value = isPlainObject(input) ? input : {};
     // A query string carries text only: "5" is read as the integer 5, "true" as true, before the check.
-    if (options.convertStrings) value = Value.Convert(schema, { ...value }) as Record<string, unknown>;
+    if (options.convertStrings) value = convertQueryStrings(schema, integers, value);
     if (compiled.Check(value)) return { ok: true, value: value as T };
     return { ok: false, fieldErrors: collectFieldErrors(schema, compiled.Errors(value) as Iterable<SchemaError>) };
   };

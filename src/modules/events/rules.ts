@@ -141,7 +141,7 @@ export async function createEvent(db: TenantDb, access: Access, input: NewEvent)
 
 /**
  * PATCH /events/{id} (managers): a move to another group needs `write` there too; `capacity` may
- * not drop below the accepted participants; a raised capacity accepts the first of the queue.
+ * not drop below the accepted participants; a raised capacity gives the seats it adds to the first of the queue.
  */
 export async function changeEvent(db: TenantDb, access: Access, found: FoundEvent, input: EventUpdate, ifMatch: string | undefined): Promise<EventRow> {
   if (input.group_id !== undefined && input.group_id !== Number(found.event.group_id)) {
@@ -152,6 +152,10 @@ export async function changeEvent(db: TenantDb, access: Access, found: FoundEven
     const current = await lockEventOrThrow(trx, Number(found.event.id));
     requireIfMatch(ifMatch, current.version);
     const changes: Partial<EventValues> = {};
+    if (input.group_id !== undefined && input.group_id !== Number(current.group_id)) {
+      // The new group may have been deleted since it was read: hold it until the event is in it.
+      if (!(await holdGroup(trx, input.group_id))) throw errors.notFound('Group');
+    }
     if (input.group_id !== undefined) changes.group_id = input.group_id;
     if (input.name !== undefined) Object.assign(changes, { name: input.name, name_key: sortKey(input.name) });
     if (input.description !== undefined) changes.description = input.description;
@@ -180,19 +184,20 @@ export async function changeEvent(db: TenantDb, access: Access, found: FoundEven
     noteUpdated(trx, 'event', Number(current.id), changedFields(toApiEvent(current), toApiEvent(updated), [...BOOKKEEPING, 'participants_count', 'waitlist_count']));
     // Only a raised capacity (or none any more) moves the queue (events.md section 2): a lowered or
     // unchanged one leaves waiting those a manager keeps waiting while seats are free.
-    if (capacityRaised(current.capacity, changes.capacity)) {
+    const freed = seatsAdded(current.capacity, changes.capacity);
+    if (freed > 0) {
       const counts = { participants_count: Number(updated.participants_count), waitlist_count: Number(updated.waitlist_count) };
-      await fillSeats(trx, updated, counts, now);
+      await fillSeats(trx, updated, counts, freed, now);
       return { ...updated, ...counts };
     }
     return updated;
   });
 }
 
-/** Whether a PATCH's `capacity` (undefined: not given; null: unlimited) raises the event's. */
-function capacityRaised(before: number | null, after: number | null | undefined): boolean {
-  if (after === undefined || before === null) return false;
-  return after === null || after > Number(before);
+/** The seats a PATCH's `capacity` (undefined: not given; null: unlimited) adds: 0 unless it raises the event's. */
+function seatsAdded(before: number | null, after: number | null | undefined): number {
+  if (after === undefined || before === null) return 0;
+  return after === null ? Number.POSITIVE_INFINITY : Math.max(0, after - Number(before));
 }
 
 /** DELETE /events/{id} (managers): not while a participation is pending, accepted or waitlisted. */

@@ -36,8 +36,8 @@ export async function holdGroup(db: TenantDb, id: number): Promise<boolean> {
   return (await query.executeTakeFirst()) !== undefined;
 }
 
-/** A group's row, locked for its deletion: writes that hold the group finish first (see holdGroup). */
-export async function lockGroupForDelete(db: TenantDb, id: number): Promise<GroupRow | undefined> {
+/** A group's row, locked until the transaction ends, for its change or deletion: writes that hold the group finish first (see holdGroup). */
+export async function lockGroup(db: TenantDb, id: number): Promise<GroupRow | undefined> {
   let query = db.selectFrom('groups').selectAll().where('id', '=', id);
   if (onPostgres(db)) query = query.forUpdate();
   return query.executeTakeFirst();

@@ -16,7 +16,7 @@ import {
   hasActiveMemberships,
   hasSubgroups,
   insertGroup,
-  lockGroupForDelete,
+  lockGroup,
   lockTree,
   listAllGroups,
   movePaths,
@@ -106,7 +106,11 @@ export async function createGroup(db: TenantDb, access: Access, input: NewGroup)
 export async function changeGroup(db: TenantDb, access: Access, group: GroupRow, input: GroupUpdate, ifMatch: string | undefined): Promise<GroupRow> {
   return transact(db, actorOf(access), async (trx) => {
     if (input.parent_id !== undefined) await lockTree(trx);
-    const current = await requireGroup(trx, Number(group.id));
+    // Held until the commit (a move of it or above it waits), and checked again as it is now: a
+    // move that committed since the route checked `write` may have taken it out of the caller's reach.
+    const current = await lockGroup(trx, Number(group.id));
+    if (!current) throw errors.notFound('Group');
+    if (!atLeast(access.on(current.path), 'write')) throw errors.unauthorized();
     requireIfMatch(ifMatch, current.version);
     const parentId = input.parent_id;
     const fields = pickFields(input, ['name', 'kind', 'description']);
@@ -139,18 +143,22 @@ export async function changeGroup(db: TenantDb, access: Access, group: GroupRow,
  * DELETE /groups/{id}: `write` on the parent. The root is 422 for those with `write` on it, 403
  * for others; then the first of: subgroups, active memberships, upcoming events (section 7).
  */
+/** The path of a group's parent: "/1/4/9/" -> "/1/4/". */
+const parentPathOf = (path: string): string => path.slice(0, path.slice(0, -1).lastIndexOf('/') + 1);
+
 export async function removeGroup(db: TenantDb, access: Access, group: GroupRow, ifMatch: string | undefined): Promise<void> {
   if (group.parent_id === null) {
     if (!atLeast(access.on(group.path), 'write')) throw errors.unauthorized();
     throw errors.ruleBroken('group', ruleMessages.rootGroupFixed);
   }
-  const parentPath = group.path.slice(0, group.path.slice(0, -1).lastIndexOf('/') + 1);
-  if (!atLeast(access.on(parentPath), 'write')) throw errors.unauthorized();
+  if (!atLeast(access.on(parentPathOf(group.path)), 'write')) throw errors.unauthorized();
   await transact(db, actorOf(access), async (trx) => {
     // After every tree write and every write that holds this group: none adds to it unseen.
     await lockTree(trx);
-    const current = await lockGroupForDelete(trx, Number(group.id));
+    const current = await lockGroup(trx, Number(group.id));
     if (!current) throw errors.notFound('Group');
+    // As it is now: a move that committed since the check above may have taken it out of reach.
+    if (!atLeast(access.on(parentPathOf(current.path)), 'write')) throw errors.unauthorized();
     requireIfMatch(ifMatch, current.version);
     if (await hasSubgroups(trx, Number(current.id))) throw errors.ruleBroken('group', ruleMessages.groupHasSubgroups);
     if (await hasActiveMemberships(trx, Number(current.id), access.day)) throw errors.ruleBroken('group', ruleMessages.groupHasActiveMemberships);

@@ -86,3 +86,51 @@ export async function sweepKeys(db: TenantDb, before: string): Promise<number> {
   const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Whether a kept answer shows the person: their record (with its names) or a row of theirs (`person_id`). */
+function mentionsPerson(value: unknown, personId: number): boolean {
+  if (Array.isArray(value)) return value.some((item) => mentionsPerson(item, personId));
+  if (typeof value !== 'object' || value === null) return false;
+  const row = value as Record<string, unknown>;
+  if (row.person_id === personId || (row.id === personId && 'firstname' in row)) return true;
+  return Object.values(row).some((item) => mentionsPerson(item, personId));
+}
+
+/** What the URL of an erased person answers, kept in place of the answers that showed them. */
+const ERASED_ANSWER: StoredAnswer = {
+  statusCode: 404,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: JSON.stringify({ success: false, message: 'Person not found.' }),
+};
+
+/**
+ * Erasure (integrations.md 6: "the personal data goes"): every kept answer that shows the person
+ * (the answer of the POST that created them, of a participation or membership of theirs, of a
+ * guardianship with them as guardian) becomes 404 `Person not found.`, which is what their URL
+ * answers from now on. The key stays taken, so a retry still does not run the request again (it
+ * would create the person anew). Their own keys go with them (the owner's foreign key).
+ */
+export async function forgetAnswersAbout(db: TenantDb, personId: number): Promise<void> {
+  const candidates = await db
+    .selectFrom('idempotency_keys')
+    .select(['owner_id', 'key', 'body'])
+    .where('status_code', 'is not', null)
+    // Only answers with the id as a person's id or a row's person_id (the JSON is compact).
+    .where((eb) => eb.or([`%"person_id":${personId},%`, `%"person_id":${personId}}%`, `%"id":${personId},"%`].map((pattern) => eb('body', 'like', pattern))))
+    .execute();
+  for (const row of candidates) {
+    let body: unknown;
+    try {
+      body = JSON.parse(row.body ?? '');
+    } catch {
+      continue; // not JSON (no answer of a person is anything else)
+    }
+    if (!mentionsPerson(body, personId)) continue;
+    await db
+      .updateTable('idempotency_keys')
+      .set({ status_code: ERASED_ANSWER.statusCode, headers: JSON.stringify(ERASED_ANSWER.headers), body: ERASED_ANSWER.body })
+      .where('owner_id', '=', row.owner_id)
+      .where('key', '=', row.key)
+      .execute();
+  }
+}

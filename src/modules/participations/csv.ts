@@ -13,10 +13,10 @@ export const PARTICIPANT_COLUMNS = [
 /** Rows read a page at a time, so a list of any length streams in constant memory. */
 const PAGE_ROWS = 500;
 
-/** Every participation of the event that `filters` select, as CSV, read page by page (keyset). */
-export function participantsCsv(db: Kysely<TenantDatabase>, eventId: number, filters: ParticipationFilters): Readable {
+/** Every participation of the event that `filters` select after `from`, as CSV, read page by page (keyset). */
+export function participantsCsv(db: Kysely<TenantDatabase>, eventId: number, filters: ParticipationFilters, from: number | null = null): Promise<Readable> {
   async function* rows(): AsyncGenerator<Cell[]> {
-    let after: number | null = null;
+    let after = from;
     for (;;) {
       const page = await listEventParticipations(db, eventId, filters, after, PAGE_ROWS);
       for (const row of page.slice(0, PAGE_ROWS)) {

@@ -99,12 +99,14 @@ export async function acceptQueued(db: TenantDb, ids: readonly number[], now: st
 }
 
 /** The live participations of a person (erasure frees their seats and places). */
-export const liveParticipationsOf = (db: TenantDb, personId: number) =>
+/** A person's live participations (pending, accepted, waitlisted), by event; of one event with `eventId`. */
+export const liveParticipationsOf = (db: TenantDb, personId: number, eventId?: number) =>
   db
     .selectFrom('participations')
     .selectAll()
     .where('person_id', '=', personId)
     .where('state', 'in', ['pending', 'accepted', 'waitlisted'])
+    .$if(eventId !== undefined, (query) => query.where('event_id', '=', eventId!))
     .orderBy('event_id')
     .execute();
 

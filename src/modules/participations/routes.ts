@@ -100,11 +100,13 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
         ...(query.role !== undefined ? { role: query.role } : {}),
         ...(manager ? {} : { personIds: (await householdOf(request.tenant.db, access)).personIds }),
       };
+      const list = `event-participations:${Number(event.id)}`;
       if (wantsCsv(request)) {
         if (!manager) throw errors.unauthorized();
-        return sendCsv(reply, `event-${Number(event.id)}-participants.csv`, participantsCsv(request.tenant.db, Number(event.id), filters));
+        // As the people CSV: every page from `cursor` on (an unknown cursor is 422, groups.md section 0).
+        const from = query.cursor === undefined ? null : Number(cursors.decode(list, query.cursor)[0]);
+        return sendCsv(reply, `event-${Number(event.id)}-participants.csv`, await participantsCsv(request.tenant.db, Number(event.id), filters, from));
       }
-      const list = `event-participations:${Number(event.id)}`;
       const after = query.cursor === undefined ? null : Number(cursors.decode(list, query.cursor)[0]);
       const limit = limitOf(query);
       const rows = await listEventParticipations(request.tenant.db, Number(event.id), filters, after, limit);

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ParticipationRole, ParticipationState, TenantDatabase } from '../../db/types.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { errors, ruleMessages } from '../../errors.js';
 import { lockEvent, setEventCounts, type EventRow } from '../events/queries.js';
 import {
@@ -78,7 +78,9 @@ export async function takePlace(
     { event_id: eventId, person_id: registration.personId, role: registration.role, state, waitlist_position: position, notes: registration.notes },
     now,
   ).catch((error: unknown) => {
-    throw isUniqueViolation(error, 'participations_live_unique') ? alreadyRegistered() : error;
+    if (isUniqueViolation(error, 'participations_live_unique')) throw alreadyRegistered();
+    // The event is locked, so what went is the person (erased since the request read them).
+    throw isForeignKeyViolation(error) ? errors.notFound('Person') : error;
   });
   if (takesSeat({ role: registration.role, state })) counts.participants_count++;
   if (state === 'waitlisted') counts.waitlist_count++;
@@ -130,7 +132,7 @@ export async function changePlace(
   counts.participants_count += Number(isSeat) - Number(wasSeat);
   await updateParticipation(trx, current.id, changes, now);
   // Only a seat given up moves the queue: a manager may keep someone waiting while seats are free.
-  if (wasSeat && !isSeat) await fillSeats(trx, event, counts, now);
+  if (wasSeat && !isSeat) await fillSeats(trx, event, counts, 1, now);
   else await setEventCounts(trx, eventId, counts);
 }
 
@@ -138,16 +140,18 @@ export async function changePlace(
 const QUEUE_SLACK = 8;
 
 /**
- * While seats are free and people wait, the front of the queue is accepted, and the rest move up
- * (after a cancellation, a raised capacity, the erasure of an accepted participant). Participants
- * take the free seats in queue order; a helper or leader in the queue (a manager's choice, or a
- * role changed while waiting) takes none, so one ahead of the last participant accepted is
+ * Seats were given up (a cancellation or the erasure of an accepted participant frees one, a
+ * raised capacity as many as it grew; `freed`): the front of the queue takes them, and the rest
+ * move up (events.md section 2: "the first waitlisted person is accepted"). Only the seats freed,
+ * and only while free: others a manager keeps waiting while seats are free stay waiting.
+ * Participants take the seats in queue order; a helper or leader in the queue (a manager's choice,
+ * or a role changed while waiting) takes none, so one ahead of the last participant accepted is
  * accepted with them, and the count of participants grows by the participants alone. The walk
  * stops when the seats are taken. Writes the event's counts.
  */
-export async function fillSeats(trx: TenantDb, event: Pick<EventRow, 'id' | 'capacity'>, counts: Counts, now: string): Promise<void> {
+export async function fillSeats(trx: TenantDb, event: Pick<EventRow, 'id' | 'capacity'>, counts: Counts, freed: number, now: string): Promise<void> {
   const eventId = Number(event.id);
-  let seats = seatsLeft({ capacity: event.capacity === null ? null : Number(event.capacity), participants_count: counts.participants_count });
+  let seats = Math.min(freed, seatsLeft({ capacity: event.capacity === null ? null : Number(event.capacity), participants_count: counts.participants_count }));
   const accepted: QueuedParticipation[] = [];
   let after = 0;
   walk: while (seats > 0 && accepted.length < counts.waitlist_count) {
@@ -179,8 +183,14 @@ export async function fillSeats(trx: TenantDb, event: Pick<EventRow, 'id' | 'cap
  * freed exactly as a cancellation frees it, with the same promotion.
  */
 export async function releasePlacesOf(trx: TenantDb, personId: number, now: string): Promise<void> {
-  for (const participation of await liveParticipationsOf(trx, personId)) {
-    const event = await lockEventOrThrow(trx, Number(participation.event_id));
+  const eventIds = [...new Set((await liveParticipationsOf(trx, personId)).map((participation) => Number(participation.event_id)))];
+  for (const eventId of eventIds) {
+    // The event first, then the participation as it is under that lock: a cancellation or a
+    // promotion that committed since the list was read (they lock the event only) is seen, so a
+    // seat is never freed twice nor a place in the queue given up that was no longer held.
+    const event = await lockEvent(trx, eventId);
+    const [participation] = event ? await liveParticipationsOf(trx, personId, eventId) : [];
+    if (!event || !participation) continue;
     const counts = countsOf(event);
     if (participation.state === 'waitlisted') {
       await moveQueueUp(trx, Number(event.id), Number(participation.waitlist_position), 1);
@@ -190,7 +200,7 @@ export async function releasePlacesOf(trx: TenantDb, personId: number, now: stri
     // Only a seat given up moves the queue, as in changePlace.
     if (takesSeat(participation)) {
       counts.participants_count--;
-      await fillSeats(trx, event, counts, now);
+      await fillSeats(trx, event, counts, 1, now);
     } else {
       await setEventCounts(trx, Number(event.id), counts);
     }

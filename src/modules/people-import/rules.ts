@@ -52,7 +52,14 @@ function cellValue(field: ImportedField, cell: string): unknown {
 }
 
 /** The row's person fields as validated input (undefined: not given), or its messages. */
-function rowInput(row: ImportRow): { input: ImportRowInput | null; problems: string[] } {
+/**
+ * A row's fields, checked as PATCH /people checks them. The fields that fail are reported and left
+ * out of `input`, so that the row's other rules (the e-mail of an earlier row, and where the match
+ * is still known, the username, the names a new person needs, the right to change the match) are
+ * checked on the rest: the 422 names every problem of every row (data.md section 2), and fixing a
+ * cell brings up no new one. `invalid`: the fields left out.
+ */
+function rowInput(row: ImportRow): { input: ImportRowInput; problems: string[]; invalid: Set<string> } {
   const values: Record<string, unknown> = {};
   for (const field of PERSON_FIELDS) {
     const cell = row.cells[field];
@@ -60,10 +67,15 @@ function rowInput(row: ImportRow): { input: ImportRowInput | null; problems: str
     const value = cellValue(field, cell);
     if (value !== undefined) values[field] = value;
   }
-  const check = validateImportRow(values);
   const problems = row.overflowing ? [importMessages.tooManyCells] : [];
-  if (!check.ok) return { input: null, problems: [...problems, ...Object.values(check.fieldErrors).flat()] };
-  return { input: check.value, problems };
+  const check = validateImportRow(values);
+  if (check.ok) return { input: check.value, problems, invalid: new Set() };
+  const invalid = new Set(Object.keys(check.fieldErrors));
+  for (const field of invalid) delete values[field];
+  // Every field is optional and checked on its own: what is left passes.
+  const rest = validateImportRow(values);
+  if (!rest.ok) throw new Error('an import row without its failing fields still fails');
+  return { input: rest.value, problems: [...problems, ...Object.values(check.fieldErrors).flat()], invalid };
 }
 
 const stored = (field: PersonField, person: UserRow): unknown => {
@@ -122,19 +134,18 @@ class RowProblems {
  */
 async function planImport(db: TenantDb, access: Access, target: ImportTarget, file: ImportFile) {
   const problems = new RowProblems();
-  const inputs: { row: ImportRow; input: ImportRowInput }[] = [];
+  const inputs: { row: ImportRow; input: ImportRowInput; invalid: Set<string> }[] = [];
   const emailRows = new Map<string, number>();
   for (const row of file.rows) {
-    const { input, problems: found } = rowInput(row);
+    const { input, problems: found, invalid } = rowInput(row);
     problems.add(row.row, ...found);
-    if (!input) continue;
     if (typeof input.email === 'string') {
       const key = lowerAscii(input.email);
       const first = emailRows.get(key);
       if (first !== undefined) problems.add(row.row, importMessages.emailTakenInRow(first));
       else emailRows.set(key, row.row);
     }
-    inputs.push({ row, input });
+    inputs.push({ row, input, invalid });
   }
 
   const groupId = Number(target.group.id);
@@ -148,8 +159,10 @@ async function planImport(db: TenantDb, access: Access, target: ImportTarget, fi
     }
   }
   const nameMatches = new Map<number, number>();
-  for (const { row, input } of inputs) {
+  for (const { row, input, invalid } of inputs) {
     if (typeof input.email === 'string' || input.firstname === undefined || input.lastname === undefined) continue;
+    // A row whose e-mail or birthday failed matches no one by name: what it meant is unknown.
+    if (invalid.has('email') || invalid.has('birthday')) continue;
     const ids = byName.get(nameKey(input.firstname, input.lastname, namesGiven ? (input.birthday ?? null) : undefined)) ?? [];
     if (ids.length === 1) nameMatches.set(row.row, ids[0]!);
   }
@@ -159,12 +172,19 @@ async function planImport(db: TenantDb, access: Access, target: ImportTarget, fi
 
   const planned: PlannedRow[] = [];
   const matchedRows = new Map<number, number>();
-  for (const { row, input } of inputs) {
+  for (const { row, input, invalid } of inputs) {
     const matchedId = nameMatches.get(row.row);
     const person = (typeof input.email === 'string' ? byEmail.get(lowerAscii(input.email)) : matchedId === undefined ? undefined : byId.get(matchedId)) ?? null;
     const username = row.cells.username ?? '';
     const usernameDiffers = username !== '' && username !== person?.username;
     if (!person) {
+      // Whom a row whose e-mail (or, matched by name, whose names or birthday) failed would match
+      // is unknown: the rules that depend on it (a new person's names, the username) wait for the fix.
+      const matchUnknown = invalid.has('email') || (typeof input.email !== 'string' && ['firstname', 'lastname', 'birthday'].some((field) => invalid.has(field)));
+      if (matchUnknown) {
+        planned.push({ row: row.row, input, person: null, changes: {}, joins: true });
+        continue;
+      }
       if (usernameDiffers) problems.add(row.row, importMessages.usernameNotImported);
       for (const field of ['firstname', 'lastname'] as const) {
         if (input[field] === undefined) problems.add(row.row, fieldMessages.required(field));

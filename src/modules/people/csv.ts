@@ -39,7 +39,7 @@ export const peopleCsvName = (day: string): string => `people-${day}.csv`;
  * Every person of the selection the caller sees, as CSV, from the row after `after` on. Each page
  * is read when the reader has taken the one before, so memory stays flat however long the list.
  */
-export function peopleCsv(db: TenantDb, access: Access, selection: PeopleSelection, after: SortKey | null = null): Readable {
+export function peopleCsv(db: TenantDb, access: Access, selection: PeopleSelection, after: SortKey | null = null): Promise<Readable> {
   async function* rows(): AsyncGenerator<Cell[]> {
     let from = after;
     for (;;) {

@@ -31,6 +31,7 @@ import {
   requireVisiblePerson,
 } from './rules.js';
 import { NewPersonSchema, PeopleQuery, PersonSchema, PersonUpdateSchema, toApiPerson } from './schemas.js';
+import { RECORD_FIELDS, refuseFields } from '../users/schemas.js';
 
 const tags = ['people'];
 const PersonAnswer = Envelope(Type.Object({ person: PersonSchema }));
@@ -81,7 +82,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
         const { query } = request;
         const selection = await peopleSelection(request.tenant.db, access, query);
         const after = query.cursor === undefined ? null : cursors.decode(`people:${selection.sort}`, query.cursor);
-        return sendCsv(reply, peopleCsvName(access.day), peopleCsv(request.tenant.db, access, selection, after));
+        return sendCsv(reply, peopleCsvName(access.day), await peopleCsv(request.tenant.db, access, selection, after));
       }
       const { db, slug } = request.tenant;
       const pageOf = <C extends PeopleColumns>(columns: C) => listPeople(db, access, request.query, limitOf(request.query), cursors, (id) => groupOf(request, id), columns);
@@ -139,6 +140,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
       },
     },
     async (request, reply) => {
+      refuseFields(request.body, RECORD_FIELDS);
       const person = await createPerson(request.tenant.db, await accessOf(request), request.body);
       return reply.code(201).header('etag', etagOf(person.version)).send(ok({ person: toApiPerson(person) }));
     },
@@ -167,6 +169,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
     },
     async (request, reply) => {
       const { access, person, right } = changeable.found(request);
+      refuseFields(request.body, RECORD_FIELDS);
       const updated = await changePerson(request.tenant.db, access, { person, right }, request.body, request.headers['if-match']);
       reply.header('etag', etagOf(updated.version));
       return ok({ person: toApiPerson(updated) });

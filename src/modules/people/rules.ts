@@ -11,7 +11,7 @@ import { addMembership, requireGrantable, requireGroupById } from '../membership
 import { lockPersonForMemberships, rootAdminMemberships } from '../memberships/queries.js';
 import { canSeePerson, holdsOnPerson, isRootAdmin, mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
 import { revokeAllTokens } from '../tokens/rules.js';
-import { findUserByEmail, findUserByUsername, insertUser, newUserRow, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
+import { findUserByEmail, findUserByUsername, insertUser, newUserRow, updateUserProfile, changesAnything, type ProfileChanges, type UserRow } from '../users/queries.js';
 import {
   deleteGuardianship,
   erasePersonRows,
@@ -31,7 +31,9 @@ import { isGuardian } from '../permissions/queries.js';
 import { actorOf, noteChange, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
 import { forgetPersonInChanges } from '../changes/queries.js';
 import { personChanges } from '../changes/person.js';
+import { isForeignKeyViolation } from '../../db/errors.js';
 import { releasePlacesOf } from '../participations/seats.js';
+import { forgetAnswersAbout } from '../idempotency/queries.js';
 
 type TenantDb = Kysely<TenantDatabase>;
 
@@ -114,14 +116,26 @@ function loginProblems(username: string | null, password: string | null, email: 
 }
 
 /**
+ * The first membership is active today (groups.md section 3: "a person nobody could see is never
+ * created"): one that starts later or ended before would leave the new person out of every list
+ * and 404 to the caller who made them.
+ */
+function firstMembershipProblems({ start_on, end_on }: NewPerson['membership'], today: string): FieldErrors {
+  const problems: FieldErrors = {};
+  if (start_on !== undefined && start_on > today) problems['membership.start_on'] = [fieldMessages.dateBeforeOrEqual('membership.start_on', 'today')];
+  if (end_on !== undefined && end_on !== null && end_on < today) problems['membership.end_on'] = [fieldMessages.dateAfterOrEqual('membership.end_on', 'today')];
+  return problems;
+}
+
+/**
  * POST /people: the membership's group (404) with `write` there and a role not above the
  * caller's own (403); then the person and the membership, in one transaction.
  */
 export async function createPerson(db: TenantDb, access: Access, input: NewPerson): Promise<UserRow> {
   const group = await requireGroupById(db, input.membership.group_id);
   await requireGrantable(db, access, group, input.membership.role_type);
-  const problems = loginProblems(input.username ?? null, input.password ?? null, input.email ?? null);
-  if (problems) throw errors.validation(problems);
+  const problems = { ...loginProblems(input.username ?? null, input.password ?? null, input.email ?? null), ...firstMembershipProblems(input.membership, access.day) };
+  if (Object.keys(problems).length > 0) throw errors.validation(problems);
   await loginConflicts(db, null, input.username, input.email);
   const password = input.password === undefined ? null : await hashPassword(input.password);
   const timestamp = toDbTimestamp(new Date());
@@ -173,6 +187,7 @@ export async function changePerson(
     if (is_vegetarian !== undefined) changes.is_vegetarian = is_vegetarian ? 1 : 0;
     if (can_swimm !== undefined) changes.can_swimm = can_swimm ? 1 : 0;
     if (hash !== undefined) changes.password = hash;
+    if (!changesAnything(current, changes)) return current;
     const updated = await updateUserProfile(trx, personId, changes, toDbTimestamp(new Date()));
     noteUpdated(trx, 'person', personId, personChanges(current, updated), { personId });
     if (hash !== undefined) await revokeAllTokens(trx, personId);
@@ -198,6 +213,7 @@ export async function erasePerson(db: TenantDb, access: Access, person: UserRow,
     // Seats and waiting-list places are freed as a cancellation frees them (groups.md section 7).
     const erased = await rowsErasedWith(trx, personId);
     await releasePlacesOf(trx, personId, toDbTimestamp(new Date()));
+    await forgetAnswersAbout(trx, personId);
     await erasePersonRows(trx, personId);
     // Tombstones for the person and what went with them; their personal data leaves the records.
     for (const id of erased.membershipIds) noteDeleted(trx, 'membership', id, { personId });
@@ -228,7 +244,10 @@ export async function addGuardian(db: TenantDb, access: Access, ward: UserRow, g
   if (guardianId === wardId) throw errors.invalidField('guardian_id', ruleMessages.guardianIsPerson);
   return transact(db, actorOf(access), async (trx) => {
     if (await isGuardian(trx, guardianId, wardId)) throw errors.invalidField('guardian_id', ruleMessages.alreadyGuardian);
-    await insertGuardianship(trx, wardId, guardianId, toDbTimestamp(new Date()));
+    await insertGuardianship(trx, wardId, guardianId, toDbTimestamp(new Date())).catch((error: unknown) => {
+      // The ward or the guardian was erased since the request read them.
+      throw isForeignKeyViolation(error) ? errors.notFound('Person') : error;
+    });
     noteChange(trx, { entity: 'guardianship', entityId: wardId, action: 'created', changes: { guardian_id: [null, guardianId] }, personId: wardId, otherPersonId: guardianId });
     return guardian;
   });

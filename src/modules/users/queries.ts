@@ -119,6 +119,19 @@ export type ProfileChanges = Partial<
   >
 >;
 
+/**
+ * Whether `changes` would change the row: a write that sets every field to what it holds is no
+ * change (as Laravel's update of a model with nothing dirty): no new version, no `updated_at`, no
+ * change record. A new password hash always differs.
+ */
+export const changesAnything = (current: UserRow, changes: ProfileChanges): boolean =>
+  Object.entries(changes).some(([field, value]) => {
+    if (value === undefined) return false;
+    const stored: unknown = current[field as keyof ProfileChanges];
+    // Flags are written 0/1 and read back as 0/1 (SQLite) or false/true (PostgreSQL's boolean).
+    return field === 'is_vegetarian' || field === 'can_swimm' ? Boolean(stored) !== Boolean(value) : stored !== value;
+  });
+
 export async function updateUserProfile(db: TenantDb, id: number, changes: ProfileChanges, updatedAt: string): Promise<UserRow> {
   const keys = {
     ...(changes.lastname !== undefined ? { lastname_key: sortKey(changes.lastname) } : {}),

@@ -5,12 +5,12 @@ import { errors, fieldMessages, type FieldErrors } from '../../errors.js';
 import { callerOf } from '../../http/auth.js';
 import { toLoginAnswer, LoginAnswerSchema } from '../auth/schemas.js';
 import { changeOwnPassword, updateProfile, UserConflictError } from './rules.js';
-import { NewPassword, PROFILE_FIELDS, ProfileUpdateSchema, UserSchema, type ApiUser } from './schemas.js';
+import { NewPassword, PROFILE_FIELDS, ProfileUpdateSchema, RECORD_FIELDS, refuseFields, UserSchema, type ApiUser } from './schemas.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Fields a user cannot change about themselves with PATCH /user (the password has its own route). */
-const PROHIBITED = ['id', 'username', 'password', 'is_active', 'created_at', 'updated_at'];
+const PROHIBITED = ['id', 'username', 'password', ...RECORD_FIELDS.slice(1)];
 
 const ChangePasswordSchema = Type.Object({
   current_password: Type.String({ minLength: 1, maxLength: 1024 }),
@@ -58,11 +58,7 @@ const userRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (ap
     },
     async (request) => {
       const caller = callerOf(request);
-      const prohibited: FieldErrors = {};
-      for (const field of PROHIBITED) {
-        if (Object.hasOwn(request.body, field)) prohibited[field] = [fieldMessages.prohibited(field)];
-      }
-      if (Object.keys(prohibited).length > 0) throw errors.validation(prohibited);
+      refuseFields(request.body, PROHIBITED);
       const changes = Object.fromEntries(
         PROFILE_FIELDS.filter((field) => Object.hasOwn(request.body, field)).map((field) => [field, request.body[field]]),
       );

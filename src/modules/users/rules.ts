@@ -15,6 +15,7 @@ import {
   rehashPassword,
   updateUserPasswordHash,
   updateUserProfile,
+  changesAnything,
   type ProfileChanges,
   type UserRow,
 } from './queries.js';
@@ -118,6 +119,7 @@ export async function updateProfile(db: TenantDb, userId: number, input: Profile
   if (can_swimm !== undefined) changes.can_swimm = can_swimm ? 1 : 0;
   return transact(db, userId, async (trx) => {
     const before = await findUserById(trx, userId);
+    if (before && !changesAnything(before, changes)) return toApiUser(before);
     const after = await updateUserProfile(trx, userId, changes, toDbTimestamp(new Date()));
     noteUpdated(trx, 'person', userId, before ? personChanges(before, after) : {}, { personId: userId });
     return toApiUser(after);

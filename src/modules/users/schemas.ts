@@ -1,4 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
+import { errors, fieldMessages, type FieldErrors } from '../../errors.js';
 import { Timestamp } from '../../http/schemas.js';
 import { compileObjectValidator, StoredText } from '../../lib/validation.js';
 import { toApiTimestamp } from '../../lib/time.js';
@@ -17,7 +18,9 @@ interface Field<Out extends TSchema, In extends TSchema> {
 const field = <Out extends TSchema, In extends TSchema>(out: Out, input: In): Field<Out, In> => ({ out, in: input });
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
-const name = () => field(Type.String(), StoredText({ minLength: 1, maxLength: 255 }));
+/** A first or last name: 1-255 characters, and within MAX_NAME_BYTES with its sort key (lib/validation.ts). */
+const name = () =>
+  field(Type.String(), StoredText({ minLength: 1, maxLength: 255, format: 'person-name', description: '1-255 characters; the name and its sort key together at most 1,200 bytes of UTF-8' }));
 const nullableText = () => field(NullableString, Type.Union([StoredText({ maxLength: 255 }), Type.Null()]));
 const nullableId = () =>
   field(Type.Union([Type.Integer(), Type.Null()]), Type.Union([Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), Type.Null()]));
@@ -66,6 +69,21 @@ export type ApiUser = Static<typeof UserSchema>;
 
 /** PATCH /user: any profile field. */
 export const ProfileUpdateSchema = Type.Partial(Type.Object(inputs));
+
+/** Fields of the record that no profile change writes: PATCH /user refuses them, and the people routes as it. */
+export const RECORD_FIELDS = ['id', 'is_active', 'created_at', 'updated_at'] as const;
+
+/**
+ * 422 `The <field> field is prohibited.` for each of `fields` the body carries, rather than a
+ * success that silently left them as they were.
+ */
+export function refuseFields(body: object, fields: readonly string[]): void {
+  const prohibited: FieldErrors = {};
+  for (const field of fields) {
+    if (Object.hasOwn(body, field)) prohibited[field] = [fieldMessages.prohibited(field)];
+  }
+  if (Object.keys(prohibited).length > 0) throw errors.validation(prohibited);
+}
 export type ProfileUpdate = Static<typeof ProfileUpdateSchema>;
 
 const { email, firstname, lastname, ...optionalProfile } = inputs;

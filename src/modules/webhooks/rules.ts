@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { isForeignKeyViolation } from '../../db/errors.js';
 import type { RegistryDatabase, TenantDatabase } from '../../db/types.js';
 import { errors, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
@@ -93,9 +94,10 @@ export async function pingWebhook(context: WebhookContext, id: number | null): P
   const now = new Date();
   const message = pingMessage(webhook.message_prefix, now);
   const outcome = await sendMessage(webhook.url, webhook.secret, message, context.allowPrivate, { resolve: context.resolve });
-  // Deleted while the ping ran: nothing left to log it with.
+  // Deleted while the ping ran: nothing left to log it with (also when the deletion lands between
+  // this check and the insert, which its foreign key then refuses).
   await requireWebhook(context.db, Number(webhook.id));
-  return insertDelivery(context.db, {
+  const logged = insertDelivery(context.db, {
     webhook_id: Number(webhook.id),
     message_id: message.id,
     type: message.type,
@@ -105,5 +107,8 @@ export async function pingWebhook(context: WebhookContext, id: number | null): P
     error: outcome.error,
     next_retry_at: null,
     at: toDbTimestamp(now),
+  });
+  return logged.catch((error: unknown) => {
+    throw isForeignKeyViolation(error) ? errors.notFound('Webhook') : error;
   });
 }

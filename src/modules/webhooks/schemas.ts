@@ -6,8 +6,8 @@ import { Entity } from '../changes/schemas.js';
 import type { DeliveryRow, WebhookRow } from './queries.js';
 
 const Url = StoredText({ minLength: 1, maxLength: 2048, description: 'https:// and a public address' });
-const Entities = Type.Union([Type.Array(Entity, { maxItems: 7, uniqueItems: true }), Type.Null()], {
-  description: 'The kinds of change records to send; null or absent: all',
+const Entities = Type.Union([Type.Array(Entity, { minItems: 1, maxItems: 7, uniqueItems: true }), Type.Null()], {
+  description: 'The kinds of change records to send (at least one); null or absent: all',
 });
 const Description = Type.Union([StoredText({ maxLength: 10_000 }), Type.Null()]);
 

@@ -71,6 +71,26 @@ describe('events (events.md sections 1 and 4)', () => {
     expect(Object.keys(patched.json().errors)).toEqual(['ends_at']);
   });
 
+  it('refuses moments that are no date the service can store: a leap second, a zone suffix, before the year 1 or past 9999 in UTC', async () => {
+    const invalid = ['2026-12-31T23:59:60Z', '2026-06-01T10:00:00Z[Europe/Zurich]', '9999-12-31T23:59:59-23:59', '0000-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00'];
+    for (const starts_at of invalid) {
+      const created = await w.call('regionleader', 'POST', '/events', camp(w.region, { starts_at }));
+      expect(created.statusCode, starts_at).toBe(422);
+      expect(created.json().errors).toEqual({ starts_at: ['The starts at field must be a valid date.'] });
+      const listed = await w.call('regionleader', 'GET', `/events?from=${encodeURIComponent(starts_at)}`);
+      expect(listed.statusCode, starts_at).toBe(422);
+      expect(listed.json().errors).toEqual({ from: ['The from field must be a valid date.'] });
+    }
+    const event = await w.event('regionleader', camp(w.region));
+    const patched = await w.call('regionleader', 'PATCH', `/events/${event.id}`, { ends_at: '2026-12-31T23:59:60Z' });
+    expect(patched.statusCode).toBe(422);
+    expect(patched.json().errors).toEqual({ ends_at: ['The ends at field must be a valid date.'] });
+    // The last moment of 9999 in UTC, and an offset that stays within it, are dates.
+    const latest = await w.call('regionleader', 'POST', '/events', camp(w.region, { starts_at: '9999-12-31T22:00:00-01:00', ends_at: '9999-12-31T23:59:59Z' }));
+    expect(latest.statusCode, latest.body).toBe(201);
+    expect(latest.json().data.event.starts_at).toBe('9999-12-31T23:00:00.000000Z');
+  });
+
   it('shows an event to active members of its group and below, and to readers of the group; others get 404', async () => {
     const event = await w.event('regionleader', camp(w.region));
     // regionleader: member of G; troopleader, assistant, member: members below G; parent: guardian of a

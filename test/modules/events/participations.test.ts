@@ -1,6 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../helpers/app.js';
+import { lockEvent } from '../../../src/modules/events/queries.js';
+import { takePlace } from '../../../src/modules/participations/seats.js';
 import { buildWorld, CSV_COLUMNS, daysFromNow, PARTICIPATION_FIELDS, type Participation, type World } from '../../helpers/events.js';
 
 const UNAUTHORIZED = { success: false, message: 'This action is unauthorized.' };
@@ -396,6 +398,39 @@ describe('participations (events.md sections 2 and 4)', () => {
     expect(await states(event.id)).toEqual([[pending.person_id, 'accepted', null]]);
   });
 
+  it('gives only the seats that were given up: one for a cancellation, as many as a raise adds, while others wait by a manager\'s choice', async () => {
+    // events.md 2: "When an accepted participant leaves ... the first waitlisted person is accepted".
+    const event = await camp({ capacity: 5, requires_approval: true });
+    const p = async (name: string) => w.register('regionleader', event.id, { person_id: await kid(name) });
+    const [a, b, c, d, e] = [await p('Sa'), await p('Sb'), await p('Sc'), await p('Sd'), await p('Se')];
+    expect((await patch('regionleader', a.id, { state: 'accepted' })).statusCode).toBe(200);
+    // Four seats are free, and the manager keeps four people waiting.
+    for (const participation of [b, c, d, e]) expect((await patch('regionleader', participation.id, { state: 'waitlisted' })).statusCode).toBe(200);
+    await patch('regionleader', a.id, { state: 'cancelled' });
+    expect(await states(event.id)).toEqual([
+      [a.person_id, 'cancelled', null], [b.person_id, 'accepted', null], [c.person_id, 'waitlisted', 1],
+      [d.person_id, 'waitlisted', 2], [e.person_id, 'waitlisted', 3],
+    ]);
+    // One seat more: one more accepted, though four are free.
+    const raised = await w.call('regionleader', 'PATCH', `/events/${event.id}`, { capacity: 6 });
+    expect(raised.json().data.event).toMatchObject({ capacity: 6, participants_count: 2, waitlist_count: 2 });
+    expect((await states(event.id)).slice(2)).toEqual([[c.person_id, 'accepted', null], [d.person_id, 'waitlisted', 1], [e.person_id, 'waitlisted', 2]]);
+  });
+
+  it('answers a registration of a person erased since the request read them with 404, not a failed foreign key', async () => {
+    const event = await camp();
+    const db = w.t.storage.tenantDb('demo');
+    const locked = await db.transaction().execute(async (trx) => {
+      const row = (await lockEvent(trx, event.id))!;
+      return takePlace(trx, row, { personId: 987_654_321, role: 'participant', notes: null }, '2026-01-01 00:00:00.000000').then(
+        () => null,
+        (error: { statusCode?: number; message?: string }) => error,
+      );
+    });
+    expect(locked).toMatchObject({ statusCode: 404, message: 'Person not found.' });
+    expect(await eventOf(event.id)).toMatchObject({ participants_count: 0, waitlist_count: 0 });
+  });
+
   it('frees the seat of an erased accepted participant as a cancellation does', async () => {
     const event = await camp({ capacity: 1 });
     const erased = await kid('Gone');
@@ -581,6 +616,19 @@ describe('participations (events.md sections 2 and 4)', () => {
       for (let i = 0; i < 55; i++) expected.push((await w.register('regionleader', event.id, { person_id: await kid(`Many ${i}`) })).id);
       const rows = parse((await csvOf('regionleader', event.id)).body, { columns: true }) as Record<string, string>[];
       expect(rows.map((row) => Number(row.id)).sort((x, y) => x - y)).toEqual(expected);
+    });
+
+    it('starts after `cursor` like the JSON list, and refuses a cursor it did not give with 422', async () => {
+      const event = await camp();
+      const ids: number[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await w.register('regionleader', event.id, { person_id: await kid(`Paged ${i}`) })).id);
+      const first = await w.call('regionleader', 'GET', `/events/${event.id}/participations?limit=2`);
+      const cursor = first.json().data.next_cursor as string;
+      const rest = parse((await csvOf('regionleader', event.id, `?cursor=${encodeURIComponent(cursor)}`)).body, { columns: true }) as Record<string, string>[];
+      expect(rest.map((row) => Number(row.id))).toEqual(ids.slice(2));
+      const refused = await csvOf('regionleader', event.id, '?cursor=garbage');
+      expect(refused.statusCode).toBe(422);
+      expect(Object.keys(refused.json().errors)).toEqual(['cursor']);
     });
 
     it('is for managers only', async () => {

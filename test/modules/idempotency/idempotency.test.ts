@@ -144,4 +144,30 @@ describe('Idempotency-Key', () => {
     expect(erased.statusCode).toBe(204);
     expect(await storedKeys()).toEqual([]);
   });
+
+  it('forgets the answers that showed a person once the person is erased: the key replays 404, nothing personal is kept', async () => {
+    const troop = (await post('admin', '/groups', { parent_id: root, name: 'Troop' }, 'troop')).json().data.group;
+    const eve = { firstname: 'Eve', lastname: 'Erased', email: 'eve@example.org', phonenumber: '+41 31 555 01 01', membership: { group_id: troop.id, role_type: 'member' } };
+    const created = await post('admin', '/people', eve, 'create-eve');
+    expect(created.statusCode).toBe(201);
+    const id = created.json().data.person.id as number;
+    expect((await post('other', '/memberships', { person_id: id, group_id: root, role_type: 'member' }, 'eve-at-root')).statusCode).toBe(201);
+    const erased = await t.app.inject({ method: 'DELETE', url: `/api/people/${id}`, headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${tokens.admin}` } });
+    expect(erased.statusCode).toBe(204);
+
+    for (const [who, url, payload, key] of [['admin', '/people', eve, 'create-eve'], ['other', '/memberships', { person_id: id, group_id: root, role_type: 'member' }, 'eve-at-root']] as const) {
+      const again = await post(who, url, payload, key);
+      expect(again.statusCode, key).toBe(404);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.json()).toEqual({ success: false, message: 'Person not found.' });
+    }
+    // Nobody was created again, and what is stored says nothing about her.
+    expect((await t.storage.tenantDb('demo').selectFrom('users').select('id').where('lastname', '=', 'Erased').execute())).toEqual([]);
+    const stored = JSON.stringify(await storedKeys());
+    for (const personal of ['Eve', 'eve@example.org', '555 01 01']) expect(stored).not.toContain(personal);
+    // Other answers stay as they were.
+    const troopAgain = await post('admin', '/groups', { parent_id: root, name: 'Troop' }, 'troop');
+    expect(troopAgain.statusCode).toBe(201);
+    expect(troopAgain.json().data.group.id).toBe(troop.id);
+  });
 });

@@ -138,6 +138,13 @@ describe('memberships and guardians: rules of groups.md', () => {
       expect(stored).toMatchObject({ id, person_id: ids.kid, group_id: troop, role_type: 'member', label: null });
     });
 
+    it('calls a moment where a day belongs "not a valid date", not "too long"', async () => {
+      await person('kid', [troop, 'member', { startOn: '2000-01-01' }], false);
+      const refused = await call('admin', 'PATCH', `/memberships/${ids['kid:m']!}`, { end_on: '2030-11-25T00:00:00Z' });
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().errors).toEqual({ end_on: ['The end on field must be a valid date.'] });
+    });
+
     it('answers 404 "Membership not found." for an id that does not exist', async () => {
       for (const method of ['PATCH', 'DELETE'] as const) {
         const missing = await call('admin', method, '/memberships/999999', method === 'PATCH' ? { label: 'x' } : undefined);

@@ -90,4 +90,22 @@ describe('POST /people/import (data.md section 2)', () => {
     });
     expect(await w.countPeople()).toBe(before);
   });
+
+  it('checks the rest of a row whose field fails: the e-mail of an earlier row, and the username and names where the match is known', async () => {
+    const body = csv(
+      'firstname,lastname,email,birthday,username',
+      'Ann,Kid,dup@example.com,,',
+      'Ben,Kid,DUP@example.com,2020-02-30,',
+      ',Kid,new@example.com,2020-02-30,someone',
+      // Matched by name and birthday: whom is unknown until the birthday is a date.
+      ',Kid,,2020-02-30,someone',
+    );
+    const answer = await w.importCsv('admin', `group_id=${w.troop}&role_type=member`, body);
+    expect(answer.statusCode).toBe(422);
+    expect(answer.json().errors).toEqual({
+      'row 3': ['The birthday field must be a valid date.', 'The email has already been taken in row 2.'],
+      'row 4': ['The birthday field must be a valid date.', 'The username field cannot be set by import.', 'The firstname field is required.'],
+      'row 5': ['The birthday field must be a valid date.'],
+    });
+  });
 });

@@ -98,6 +98,13 @@ describe('GET /people with Accept: text/csv (data.md section 1)', () => {
     expect(await w.exportCsv('admin', 'nonsense=1').then((r) => r.statusCode)).toBe(422);
   });
 
+  it('refuses a filter that is no date with 422 before anything is streamed, and keeps serving', async () => {
+    const leapSecond = await w.exportCsv('leader', `updated_since=${encodeURIComponent('2026-12-31T23:59:60Z')}`);
+    expect(leapSecond.statusCode).toBe(422);
+    expect(leapSecond.json().errors).toEqual({ updated_since: ['The updated since field must be a valid date.'] });
+    expect((await w.exportCsv('leader')).statusCode).toBe(200);
+  });
+
   it('needs people:read like the JSON list', async () => {
     const limited = (await w.call('admin', 'POST', '/tokens', { name: 'x', abilities: ['user:read'] })).json().data.plainTextToken as string;
     const answer = await w.exportCsv('admin', '', 'demo', limited);

@@ -98,8 +98,14 @@ describe('people endpoints: filters, paging, logins and erasure (groups.md)', ()
 
     it('active_on: applies to the memberships group_id and role_type select, defaults to today, and does not filter without them', async () => {
       await person({ lastname: 'Current' });
-      await person({ lastname: 'Future' }, { start_on: '2099-01-01' });
-      await person({ lastname: 'Past' }, { start_on: '2020-01-01', end_on: '2020-12-31' });
+      // A person starts with a membership of today (POST /people); theirs then moves in time.
+      const moved = async (lastname: string, dates: Record<string, string>) => {
+        const { id } = await person({ lastname });
+        const [membership] = (await call('admin', 'GET', `/people/${id}/memberships`)).json().data.memberships;
+        expect((await call('admin', 'PATCH', `/memberships/${membership.id}`, dates)).statusCode).toBe(200);
+      };
+      await moved('Future', { start_on: '2099-01-01' });
+      await moved('Past', { start_on: '2020-01-01', end_on: '2020-12-31' });
 
       expect(await lastnames(`?group_id=${troopA}`)).toEqual(['Current', 'Leader']);
       expect(await lastnames(`?group_id=${troopA}&active_on=2099-06-01`)).toEqual(['Current', 'Future', 'Leader']);
@@ -251,12 +257,98 @@ describe('people endpoints: filters, paging, logins and erasure (groups.md)', ()
       expectInvalid(await call('admin', 'GET', `/people?sort=name&cursor=${encodeURIComponent(byIdCursor)}`), ['cursor']);
     });
 
+    it('takes back every cursor it hands out, also after the longest names in any script', async () => {
+      // The longest names of three (CJK) and four (emoji) bytes a character, in all four names of the sort key.
+      const cjk = '漢'.repeat(200);
+      const emoji = '😀'.repeat(150);
+      await person({ firstname: cjk, lastname: emoji });
+      await person({ firstname: emoji, lastname: cjk });
+      await person({ firstname: emoji, lastname: emoji });
+      let cursor: string | null = null;
+      const seen: number[] = [];
+      for (let page = 0; page < 10; page++) {
+        const answer = await call('admin', 'GET', `/people?group_id=${troopA}&limit=1${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+        expect(answer.statusCode, answer.body.slice(0, 300)).toBe(200);
+        seen.push(...answer.json().data.people.map((p: Person) => p.id));
+        cursor = answer.json().data.next_cursor;
+        if (cursor === null) break;
+      }
+      // Every member once, in the order of one long page.
+      expect(seen).toEqual((await list('admin', `?group_id=${troopA}&limit=200`)).people.map((p) => p.id));
+    });
+
     it('refuses unknown query parameters with "The foo field is prohibited."', async () => {
       const unknown = await call('admin', 'GET', '/people?foo=1');
       expect(unknown.statusCode).toBe(422);
       expect(unknown.json()).toEqual({ success: false, message: 'The foo field is prohibited.', errors: { foo: ['The foo field is prohibited.'] } });
       const single = await call('admin', 'GET', `/people/${ids.leader}?foo=1`);
       expect(expectInvalid(single, ['foo'])).toEqual({ foo: ['The foo field is prohibited.'] });
+    });
+  });
+
+  describe('POST /people and PATCH /people/{id}: what is refused', () => {
+    it('refuses a first membership that is not active today: a person nobody could see is never created', async () => {
+      const before = (await list('admin', '')).people.length;
+      const create = (membership: Record<string, unknown>) =>
+        call('leader', 'POST', '/people', { firstname: 'Kid', lastname: 'Hidden', membership: { group_id: troopA, role_type: 'member', ...membership } });
+      const future = await create({ start_on: '2099-01-01' });
+      expect(future.statusCode).toBe(422);
+      expect(future.json().errors).toEqual({ 'membership.start_on': ['The membership.start on field must be a date before or equal to today.'] });
+      const ended = await create({ start_on: '2020-01-01', end_on: '2020-12-31' });
+      expect(ended.statusCode).toBe(422);
+      expect(ended.json().errors).toEqual({ 'membership.end_on': ['The membership.end on field must be a date after or equal to today.'] });
+      expect((await list('admin', '')).people.length).toBe(before);
+      // Started before today and still running: the leader sees the new person.
+      const running = await create({ start_on: '2020-01-01' });
+      expect(running.statusCode, running.body).toBe(201);
+      expect((await call('leader', 'GET', `/people/${running.json().data.person.id}`)).statusCode).toBe(200);
+    });
+
+    it('changes nothing for a PATCH that changes nothing: the same ETag and updated_at, no change record', async () => {
+      const kid = await person({ lastname: 'Same', city: 'Bern', gender_id: 2, is_vegetarian: true, birthday: '2014-05-06' });
+      const etag = (await call('admin', 'GET', `/people/${kid.id}`)).headers.etag;
+      const feed = async () => (await call('admin', 'GET', '/changes?limit=200')).json().data.changes.length as number;
+      const records = await feed();
+      for (const body of [{}, { lastname: 'Same', city: 'Bern', gender_id: 2, is_vegetarian: true, birthday: '2014-05-06', email: null }]) {
+        const patched = await call('admin', 'PATCH', `/people/${kid.id}`, body);
+        expect(patched.statusCode, JSON.stringify(body)).toBe(200);
+        expect(patched.headers.etag, JSON.stringify(body)).toBe(etag);
+        expect(patched.json().data.person.updated_at).toBe(kid.updated_at);
+      }
+      expect(await feed()).toBe(records);
+      const changed = await call('admin', 'PATCH', `/people/${kid.id}`, { city: 'Thun' });
+      expect(changed.headers.etag).not.toBe(etag);
+      expect(await feed()).toBe(records + 1);
+    });
+
+    it('refuses the fields of the record that PATCH /user refuses, rather than ignoring them', async () => {
+      const kid = await person({ lastname: 'Fixed' });
+      const patched = await call('admin', 'PATCH', `/people/${kid.id}`, { is_active: false, id: 99, lastname: 'Changed' });
+      expect(patched.statusCode).toBe(422);
+      expect(patched.json().errors).toEqual({ id: ['The id field is prohibited.'], is_active: ['The is active field is prohibited.'] });
+      expect((await call('admin', 'GET', `/people/${kid.id}`)).json().data.person.lastname).toBe('Fixed');
+      const created = await call('admin', 'POST', '/people', {
+        firstname: 'Kid', lastname: 'Stamped', created_at: '2020-01-01T00:00:00.000000Z', membership: { group_id: troopA, role_type: 'member' },
+      });
+      expect(created.statusCode).toBe(422);
+      expect(created.json().errors).toEqual({ created_at: ['The created at field is prohibited.'] });
+    });
+  });
+
+  describe('names of every script', () => {
+    it('takes 255 characters of Latin script, and refuses a name too long for the lists\' indexes with 422 rather than failing', async () => {
+      const latin = await call('admin', 'POST', '/people', { firstname: 'É'.repeat(255), lastname: 'ß'.repeat(255), membership: { group_id: troopA, role_type: 'member' } });
+      expect(latin.statusCode, latin.body.slice(0, 200)).toBe(201);
+      const tooLong = { firstname: '漢'.repeat(255), lastname: '한'.repeat(120) };
+      const created = await call('admin', 'POST', '/people', { ...tooLong, membership: { group_id: troopA, role_type: 'member' } });
+      expect(created.statusCode).toBe(422);
+      expect(created.json().errors).toEqual({ firstname: ['The firstname field is too long.'], lastname: ['The lastname field is too long.'] });
+      const patched = await call('admin', 'PATCH', `/people/${latin.json().data.person.id}`, { lastname: tooLong.lastname });
+      expect(patched.statusCode).toBe(422);
+      expect(patched.json().errors).toEqual({ lastname: ['The lastname field is too long.'] });
+      // Past 255 characters the length rule speaks, as before.
+      const longer = await call('admin', 'POST', '/people', { firstname: 'a'.repeat(256), lastname: 'Kid', membership: { group_id: troopA, role_type: 'member' } });
+      expect(longer.json().errors).toEqual({ firstname: ['The firstname field must not be greater than 255 characters.'] });
     });
   });
 

@@ -35,6 +35,16 @@ describe('PATCH /api/user and PUT /api/user/password', () => {
     expect((await call('GET', '/api/user')).json()).toEqual(after);
   });
 
+  it('leaves updated_at as it is when nothing changes (as Laravel writes no model with nothing dirty)', async () => {
+    const before = (await call('GET', '/api/user')).json();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    for (const body of [{}, { firstname: before.firstname, city: before.city, is_vegetarian: before.is_vegetarian, can_swimm: before.can_swimm }]) {
+      const response = await call('PATCH', '/api/user', body);
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual(before);
+    }
+  });
+
   it('rejects bad values with per-field messages', async () => {
     const response = await call('PATCH', '/api/user', {
       email: 'not-an-email', firstname: '', gender_id: 'two', is_vegetarian: 'yes', city: 'x'.repeat(256),

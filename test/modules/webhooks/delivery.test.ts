@@ -15,8 +15,11 @@ afterEach(async () => {
   })));
 });
 
-/** A real receiver on 127.0.0.1 answering each request with the next status ('hang' never answers). */
-async function receiver(answers: (number | 'hang')[]): Promise<{ port: number; received: Received[] }> {
+/**
+ * A real receiver on 127.0.0.1 answering each request with the next status ('hang' never answers;
+ * 'endless' sends 200 at once and a body that never ends).
+ */
+async function receiver(answers: (number | 'hang' | 'endless')[]): Promise<{ port: number; received: Received[] }> {
   const received: Received[] = [];
   const server = createServer((request, response) => {
     let body = '';
@@ -24,7 +27,10 @@ async function receiver(answers: (number | 'hang')[]): Promise<{ port: number; r
     request.on('end', () => {
       received.push({ headers: request.headers, body });
       const answer = answers.shift() ?? 204;
-      if (answer !== 'hang') response.writeHead(answer).end('ignored');
+      if (answer === 'endless') {
+        response.writeHead(200);
+        response.write('still writing');
+      } else if (answer !== 'hang') response.writeHead(answer).end('ignored');
     });
   });
   servers.push(server);
@@ -64,6 +70,13 @@ describe('one webhook delivery attempt', () => {
     expect(outcome).toMatchObject({ statusCode: null, succeeded: false, error: 'No answer within 0.3 s.' });
     expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
     expect(received).toHaveLength(1);
+  });
+
+  it('counts a 2xx status line in time as success, whatever the body does after it', async () => {
+    const { port } = await receiver(['endless']);
+    const outcome = await attemptDelivery(new URL(`http://127.0.0.1:${port}/`), ['127.0.0.1'], headers, body, 300);
+    expect(outcome).toMatchObject({ statusCode: 200, error: null, succeeded: true });
+    expect(outcome.durationMs).toBeLessThan(300);
   });
 
   it('reports a refused connection without internal detail', async () => {

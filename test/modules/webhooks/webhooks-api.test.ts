@@ -224,6 +224,10 @@ describe('the webhook endpoints', () => {
     it('validates the body', async () => {
       const bad: object[] = [{}, { url: '' }, { url: 'https://93.184.215.14/', entities: ['nobody'] }, { url: 'https://93.184.215.14/', entities: ['person', 'person'] }, { url: 'https://93.184.215.14/', description: 5 }, { url: 'https://93.184.215.14/a\u0000b' }, { url: 'https://93.184.215.14/', description: 'x'.repeat(10_001) }];
       for (const body of bad) expect((await call('admin', 'POST', '/webhooks', body)).statusCode, JSON.stringify(body)).toBe(422);
+      // No kind at all would send nothing while showing enabled: say so (null or no field: all kinds).
+      const none = await call('admin', 'POST', '/webhooks', { url: 'https://93.184.215.14/', entities: [] });
+      expect(none.statusCode).toBe(422);
+      expect(none.json().errors).toEqual({ entities: ['The entities field must have at least 1 items.'] });
     });
   });
 });
