@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { Agent } from 'node:http';
+import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTenantAndUser, http, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
 import { testServices, type TestServices } from '../helpers/services.js';
@@ -29,6 +30,20 @@ describe('the server process under faults and abuse', () => {
   });
 
   const addAlice = () => createTenantAndUser(env);
+
+  /**
+   * Waits until the server holds at least `count` connections and has read every byte sent on
+   * them (the kernel's receive queue of each of its sockets is empty), as `ss` shows: on a slow
+   * machine a fixed pause was not always enough for the requests to arrive.
+   */
+  const untilServerHasRead = async (port: number, count: number) => {
+    for (const started = Date.now(); Date.now() - started < 20_000; await sleep(20)) {
+      const lines = execFileSync('ss', ['-tnH', 'state', 'established', `( sport = :${port} )`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+      const unread = lines.filter((line) => Number(line.trim().split(/\s+/)[0]) > 0);
+      if (lines.length >= count && unread.length === 0) return;
+    }
+    throw new Error(`the server did not read ${count} requests within 20 s`);
+  };
   const login = (port: number, agent?: Agent) =>
     http(port, {
       method: 'POST',
@@ -119,8 +134,9 @@ describe('the server process under faults and abuse', () => {
     server = await startServer(env);
     const agent = new Agent({ keepAlive: true, maxSockets: 50 });
     const inFlight = Array.from({ length: 50 }, () => login(server!.port, agent));
-    // Long enough for all 50 to reach the server, far too short for 50 password hashes to finish.
-    await sleep(300);
+    // Until the server has read all 50 (a connection whose request it has not read yet is idle,
+    // and a stopping server closes idle connections): far too short for 50 password hashes.
+    await untilServerHasRead(server.port, 50);
     const exit = server.stop('SIGTERM');
     const answers = await Promise.allSettled(inFlight);
     for (const answer of answers) {
