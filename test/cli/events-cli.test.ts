@@ -26,9 +26,9 @@ describe('groupadmin event commands', () => {
 
   /** A camp with one accepted participant whose name a spreadsheet would run, and one on the waiting list. */
   async function camp(): Promise<{ eventId: number; troopId: number }> {
-    expect(cli(['tenant', 'create', 'acme']).status).toBe(0);
-    const root = cli(['group', 'list', 'acme']).stdout.split('\t')[0]!;
-    const troop = JSON.parse(cli(['group', 'create', 'acme', 'Troop', '--parent', root]).stdout) as { id: number };
+    expect((await cli(['tenant', 'create', 'acme'])).status).toBe(0);
+    const root = (await cli(['group', 'list', 'acme'])).stdout.split('\t')[0]!;
+    const troop = JSON.parse((await cli(['group', 'create', 'acme', 'Troop', '--parent', root])).stdout) as { id: number };
     const storage = await createStorage(loadConfig({ LOG_LEVEL: 'silent', ...env }));
     try {
       const db = storage.tenantDb('acme');
@@ -58,17 +58,17 @@ describe('groupadmin event commands', () => {
 
   it('lists events and participants, and prints the participant CSV', async () => {
     const { eventId, troopId } = await camp();
-    const list = cli(['event', 'list', 'acme']);
+    const list = await cli(['event', 'list', 'acme']);
     expect(list).toMatchObject({ status: 0, stderr: '' });
     expect(list.stdout).toBe(`${eventId}\t${troopId}\t2031-07-01T08:00:00.000000Z\t2031-07-08T16:00:00.000000Z\t1/1\t1\tSummer camp\n`);
-    expect(cli(['event', 'list', 'acme', '--group', String(troopId)]).stdout).toContain('Summer camp');
-    const participants = cli(['event', 'participants', 'acme', String(eventId)]);
+    expect((await cli(['event', 'list', 'acme', '--group', String(troopId)])).stdout).toContain('Summer camp');
+    const participants = await cli(['event', 'participants', 'acme', String(eventId)]);
     expect(participants.status).toBe(0);
     expect(participants.stdout.trim().split('\n').map((line) => line.split('\t').slice(2, 5))).toEqual([
       ['participant', 'accepted', '-'],
       ['participant', 'waitlisted', '1'],
     ]);
-    const csv = cli(['event', 'participants', 'acme', String(eventId), '--csv']);
+    const csv = await cli(['event', 'participants', 'acme', String(eventId), '--csv']);
     expect(csv.status).toBe(0);
     expect(csv.stdout.startsWith('id,person_id,firstname,lastname,role,state,waitlist_position,attended,is_vegetarian,can_swimm,email,phonenumber,phonenumber_mobile,notes\r\n')).toBe(true);
     const rows = parse(csv.stdout, { columns: true }) as Record<string, string>[];
@@ -79,12 +79,12 @@ describe('groupadmin event commands', () => {
   });
 
   it('names what is missing in one line, and shows help', async () => {
-    expect(cli(['tenant', 'create', 'acme']).status).toBe(0);
-    expect(cli(['event', 'participants', 'acme', '999'])).toMatchObject({ status: 1, stderr: 'groupadmin: Event not found.\n' });
-    expect(cli(['event', 'list', 'acme', '--group', '999'])).toMatchObject({ status: 1, stderr: 'groupadmin: Group not found.\n' });
-    expect(cli(['event', 'list', 'nowhere'])).toMatchObject({ status: 1, stderr: 'groupadmin: tenant "nowhere" not found\n' });
-    expect(cli(['event', 'participants', 'acme']).status).toBe(2);
-    expect(cli(['event', '--help'])).toMatchObject({ status: 0 });
-    expect(cli(['event', 'participants', '--help']).stdout).toContain('--csv');
+    expect((await cli(['tenant', 'create', 'acme'])).status).toBe(0);
+    expect(await cli(['event', 'participants', 'acme', '999'])).toMatchObject({ status: 1, stderr: 'groupadmin: Event not found.\n' });
+    expect(await cli(['event', 'list', 'acme', '--group', '999'])).toMatchObject({ status: 1, stderr: 'groupadmin: Group not found.\n' });
+    expect(await cli(['event', 'list', 'nowhere'])).toMatchObject({ status: 1, stderr: 'groupadmin: tenant "nowhere" not found\n' });
+    expect((await cli(['event', 'participants', 'acme'])).status).toBe(2);
+    expect(await cli(['event', '--help'])).toMatchObject({ status: 0 });
+    expect((await cli(['event', 'participants', '--help'])).stdout).toContain('--csv');
   });
 });

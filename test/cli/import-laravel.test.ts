@@ -90,7 +90,7 @@ describe.each(sources)('groupadmin import laravel from $dialect', ({ dialect, en
 
   it.runIf(enabled)('keeps ids, passwords and tokens, and a second run changes nothing', async () => {
     const fixture = await buildLaravelSource(source.db, dialect);
-    const first = runCli(['import', 'laravel', 'acme', '--from', source.url], env);
+    const first = await runCli(['import', 'laravel', 'acme', '--from', source.url], env);
     expect(first.stderr).toContain('users: 3 read');
     expect(first.status).toBe(0);
     expect(first.stdout).toBe(
@@ -118,7 +118,7 @@ describe.each(sources)('groupadmin import laravel from $dialect', ({ dialect, en
     const alice = await t.storage.tenantDb('acme').selectFrom('users').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
     expect(alice.password).toMatch(/^\$argon2id\$/);
 
-    const second = runCli(['import', 'laravel', 'acme', '--from', source.url], env);
+    const second = await runCli(['import', 'laravel', 'acme', '--from', source.url], env);
     expect(second.status).toBe(0);
     expect(second.stdout).toBe(
       'users: 3 read, 0 imported, 3 already present\npersonal_access_tokens: 3 read, 0 imported, 3 already present\n',
@@ -133,7 +133,7 @@ describe.each(sources)('groupadmin import laravel from $dialect', ({ dialect, en
 
   it.runIf(enabled)('refuses a source without a required column, naming it', async () => {
     await buildLaravelSource(source.db, dialect, { omitColumn: 'firstname' });
-    const result = runCli(['import', 'laravel', 'acme', '--from', source.url], env);
+    const result = await runCli(['import', 'laravel', 'acme', '--from', source.url], env);
     expect(result.status).toBe(1);
     expect(result.stderr).toBe('groupadmin: source table "users" lacks required column(s): firstname\n');
     const users = await t.storage.tenantDb('acme').selectFrom('users').select('id').execute();
@@ -146,13 +146,13 @@ describe('groupadmin import laravel, usage', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'import-usage-'));
     try {
       const env = { DATA_DIR: dataDir, DATABASE_URL: '' };
-      runCli(['tenant', 'create', 'acme'], env);
-      const scheme = runCli(['import', 'laravel', 'acme', '--from', 'oracle://x'], env);
+      await runCli(['tenant', 'create', 'acme'], env);
+      const scheme = await runCli(['import', 'laravel', 'acme', '--from', 'oracle://x'], env);
       expect(scheme.status).toBe(1);
       expect(scheme.stderr).toContain('unsupported database URL');
-      const tenant = runCli(['import', 'laravel', 'nope', '--from', 'sqlite:/nonexistent.sqlite'], env);
+      const tenant = await runCli(['import', 'laravel', 'nope', '--from', 'sqlite:/nonexistent.sqlite'], env);
       expect(tenant.stderr).toBe('groupadmin: tenant "nope" not found\n');
-      expect(runCli(['import', 'laravel', 'acme'], env).status).toBe(2);
+      expect((await runCli(['import', 'laravel', 'acme'], env)).status).toBe(2);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -1,16 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/processes.js';
+import { ROOT, runProcess } from '../helpers/processes.js';
 
 describe('benchmark script', () => {
-  it('runs every scenario for a second against the built server and prints the table', () => {
-    const result = spawnSync(process.execPath, ['bench/run.mjs', '--smoke', '--no-build', '--connections', '10'], {
-      cwd: ROOT,
+  it('runs every scenario for a second against the built server and prints the table', async () => {
+    const result = await runProcess(process.execPath, ['bench/run.mjs', '--smoke', '--no-build', '--connections', '10'], {
       env: { PATH: process.env.PATH ?? '' },
-      encoding: 'utf8',
-      timeout: 120_000,
+      timeoutMs: 120_000,
     });
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
     for (const scenario of ['baseline', 'GET /api/user', 'invalid token (401)', 'POST /api/login', 'mix', 'tenants', 'while logins run', 'register-storm: 150 at once, capacity 100', 'summary', 'GET /api/people, region subtree', 'peer: Express 5 + better-sqlite3', 'people of 100,000', 'GET /api/people as CSV, everyone']) {

@@ -41,8 +41,8 @@ describe('the change feed under concurrent writers', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-feed-e2e-'));
     services = await testServices();
     env = { DATA_DIR: dataDir, RATE_LIMIT_UNAUTHENTICATED: '100000', RATE_LIMIT_AUTHENTICATED: '100000', ...services.env };
-    expect(runCli(['migrate'], env).status).toBe(0);
-    createTenantAndUser(env);
+    expect((await runCli(['migrate'], env)).status).toBe(0);
+    await createTenantAndUser(env);
     servers = await Promise.all([startServer(env), startServer(env)]);
     const login = await http(servers[0]!.port, {
       method: 'POST',

@@ -1,11 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/index.js';
-import { ROOT, startServer } from '../helpers/processes.js';
+import { ROOT, runProcess, startServer } from '../helpers/processes.js';
 import { testServices } from '../helpers/services.js';
 
 describe('the typed client', () => {
@@ -18,11 +17,9 @@ describe('the typed client', () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const password = JSON.parse(/-d '(\{.*\})'/.exec(server.output())![1]!).password as string;
-      const result = spawnSync(process.execPath, ['examples/client.mjs'], {
-        cwd: ROOT,
+      const result = await runProcess(process.execPath, ['examples/client.mjs'], {
         env: { PATH: process.env.PATH ?? '', GROUPADMIN_URL: `http://127.0.0.1:${server.port}/api`, GROUPADMIN_PASSWORD: password },
-        encoding: 'utf8',
-        timeout: 30_000,
+        timeoutMs: 30_000,
       });
       expect(result.stderr).toBe('');
       expect(result.stdout).toBe('Hello Admin User <admin@example.com>\n');
@@ -78,8 +75,8 @@ describe('the typed client', () => {
     }
   });
 
-  it('has types that match the API (no drift)', () => {
-    const result = spawnSync(process.execPath, ['scripts/generate-client-types.mjs', '--check'], { cwd: ROOT, encoding: 'utf8' });
+  it('has types that match the API (no drift)', async () => {
+    const result = await runProcess(process.execPath, ['scripts/generate-client-types.mjs', '--check'], { env: { PATH: process.env.PATH ?? '' }, timeoutMs: 30_000 });
     expect(result.status, result.stderr).toBe(0);
   });
 });

@@ -74,9 +74,9 @@ describe('events over HTTP with the built server', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-events-e2e-'));
     services = await testServices();
     env = { DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_UNAUTHENTICATED: '100000', RATE_LIMIT_AUTHENTICATED: '100000', ...services.env };
-    expect(runCli(['migrate'], env).status).toBe(0);
+    expect((await runCli(['migrate'], env)).status).toBe(0);
     // alice, the tenant's first user made without --group, administers the root.
-    createTenantAndUser(env, 'acme', 'alice', PASSWORD);
+    await createTenantAndUser(env, 'acme', 'alice', PASSWORD);
     servers.push(...(await Promise.all((DATABASE_URL ? [1, 2] : [1]).map(() => startServer(env)))));
     admin = await login('alice');
     const groups = (await call(admin, 'GET', '/groups')).body.data.groups as { id: number; parent_id: number | null }[];

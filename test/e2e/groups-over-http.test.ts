@@ -22,8 +22,8 @@ describe('groups, people and memberships through the CLI and two server processe
 
   const cli = (args: string[], input?: string) => runCli(args, env, input);
   /** A command that must succeed; its standard output. */
-  const ok = (args: string[], input?: string) => {
-    const result = cli(args, input);
+  const ok = async (args: string[], input?: string) => {
+    const result = await cli(args, input);
     expect(result.status, `groupadmin ${args.join(' ')}: ${result.stderr}`).toBe(0);
     return result.stdout;
   };
@@ -59,9 +59,9 @@ describe('groups, people and memberships through the CLI and two server processe
     dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-groups-e2e-'));
     services = await testServices();
     env = { DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_UNAUTHENTICATED: '1000', RATE_LIMIT_AUTHENTICATED: '1000', ...services.env };
-    ok(['migrate']);
+    await ok(['migrate']);
     // alice is the tenant's first user made without --group: she becomes administrator of the root.
-    createTenantAndUser(env);
+    await createTenantAndUser(env);
     [a, b] = await Promise.all([startServer(env), startServer(env)]);
   });
   afterAll(async () => {
@@ -72,45 +72,45 @@ describe('groups, people and memberships through the CLI and two server processe
 
   it('builds a tree and grants roles with the CLI, refusing mistakes with one line', async () => {
     for (const args of [['group', '--help'], ['role-type', 'create', '--help'], ['membership', 'add', '--help'], ['membership', 'list', '--help']]) {
-      expect(cli(args), args.join(' ')).toMatchObject({ status: 0, stdout: expect.stringContaining('Usage: groupadmin') });
+      expect(await cli(args), args.join(' ')).toMatchObject({ status: 0, stdout: expect.stringContaining('Usage: groupadmin') });
     }
-    expect(ok(['user', 'create', '--help'])).toContain('--role <key>');
-    const tree = ok(['group', 'list', 'acme']).trim().split('\n');
+    expect(await ok(['user', 'create', '--help'])).toContain('--role <key>');
+    const tree = (await ok(['group', 'list', 'acme'])).trim().split('\n');
     expect(tree).toHaveLength(1);
     const [rootId, parent, depth, kind, name] = tree[0]!.split('\t');
     expect([parent, depth, kind, name]).toEqual(['-', '0', '-', 'acme']);
     ids.root = Number(rootId);
 
-    const group = (name: string, parentId: number, kind?: string) =>
-      JSON.parse(ok(['group', 'create', 'acme', name, '--parent', String(parentId), ...(kind ? ['--kind', kind] : [])])).id as number;
-    ids.region = group('Region North', ids.root, 'region');
-    ids.troopA = group('Troop A', ids.region, 'troop');
-    ids.troopB = group('Troop B', ids.region, 'troop');
-    expect(ok(['group', 'list', 'acme']).split('\n').slice(1, 4).map((line) => line.split('\t').slice(2).join(' '))).toEqual([
+    const group = async (name: string, parentId: number, kind?: string) =>
+      JSON.parse(await ok(['group', 'create', 'acme', name, '--parent', String(parentId), ...(kind ? ['--kind', kind] : [])])).id as number;
+    ids.region = await group('Region North', ids.root, 'region');
+    ids.troopA = await group('Troop A', ids.region, 'troop');
+    ids.troopB = await group('Troop B', ids.region, 'troop');
+    expect((await ok(['group', 'list', 'acme'])).split('\n').slice(1, 4).map((line) => line.split('\t').slice(2).join(' '))).toEqual([
       '1 region Region North',
       '2 troop Troop A',
       '2 troop Troop B',
     ]);
 
-    ok(['role-type', 'create', 'acme', 'cook', '--permission', 'read', '--scope', 'group', '--label', 'Cook']);
-    expect(ok(['role-type', 'list', 'acme']).split('\n')).toEqual(expect.arrayContaining(['admin\tadmin\tsubtree\tAdministrator', 'cook\tread\tgroup\tCook']));
+    await ok(['role-type', 'create', 'acme', 'cook', '--permission', 'read', '--scope', 'group', '--label', 'Cook']);
+    expect((await ok(['role-type', 'list', 'acme'])).split('\n')).toEqual(expect.arrayContaining(['admin\tadmin\tsubtree\tAdministrator', 'cook\tread\tgroup\tCook']));
 
     // A user made with --group gets that membership and no administration.
-    const created = cli(
+    const created = await cli(
       ['user', 'create', 'acme', 'lea', '--email', 'lea@example.com', '--firstname', 'Lea', '--lastname', 'Leader', '--group', String(ids.troopA), '--role', 'leader', '--password-stdin'],
       'a long password\n',
     );
     expect(created.status, created.stderr).toBe(0);
     expect(created.stderr).toBe('');
     ids.lea = JSON.parse(created.stdout).id;
-    const members = ok(['membership', 'list', 'acme', '--group', String(ids.troopA)]).trim().split('\n');
+    const members = (await ok(['membership', 'list', 'acme', '--group', String(ids.troopA)])).trim().split('\n');
     expect(members.map((line) => line.split('\t').slice(1, 5))).toEqual([[String(ids.lea), 'Leader', 'Lea', 'leader']]);
 
     // A person by id works as well as by username; mistakes are one line and exit status 1.
     // (an ended role, so it gives nothing today)
-    ok(['membership', 'add', 'acme', String(ids.lea), '--group', String(ids.troopB), '--role', 'cook', '--start', '2020-01-01', '--end', '2020-12-31']);
-    expect(ok(['membership', 'list', 'acme', '--group', String(ids.troopB)])).toBe('');
-    expect(ok(['membership', 'list', 'acme', '--group', String(ids.troopB), '--all']).split('\t').slice(4)).toEqual(['cook', '2020-01-01', '2020-12-31\n']);
+    await ok(['membership', 'add', 'acme', String(ids.lea), '--group', String(ids.troopB), '--role', 'cook', '--start', '2020-01-01', '--end', '2020-12-31']);
+    expect(await ok(['membership', 'list', 'acme', '--group', String(ids.troopB)])).toBe('');
+    expect((await ok(['membership', 'list', 'acme', '--group', String(ids.troopB), '--all'])).split('\t').slice(4)).toEqual(['cook', '2020-01-01', '2020-12-31\n']);
     const refusals: [string[], string][] = [
       [['membership', 'add', 'acme', 'lea', '--group', String(ids.troopA), '--role', 'leader'], 'The person already has this role in this group.'],
       [['membership', 'add', 'acme', 'nobody', '--group', String(ids.troopA), '--role', 'leader'], 'person "nobody" not found in tenant "acme"'],
@@ -123,11 +123,11 @@ describe('groups, people and memberships through the CLI and two server processe
       [['user', 'create', 'acme', 'max', '--email', 'max@example.com', '--firstname', 'M', '--lastname', 'M', '--group', String(ids.troopA)], '--group and --role go together'],
     ];
     for (const [args, message] of refusals) {
-      expect(cli(args), args.join(' ')).toMatchObject({ status: 1, stderr: `groupadmin: ${message}\n` });
+      expect(await cli(args), args.join(' ')).toMatchObject({ status: 1, stderr: `groupadmin: ${message}\n` });
     }
     // The refused user create made nobody.
-    expect(cli(['user', 'passwd', 'acme', 'max']).status).toBe(1);
-    expect(cli(['membership', 'list', 'acme']).status).toBe(2);
+    expect((await cli(['user', 'passwd', 'acme', 'max'])).status).toBe(1);
+    expect((await cli(['membership', 'list', 'acme'])).status).toBe(2);
   }, 120_000);
 
   it('lets a leader manage their troop only, over real HTTP; another tenant sees none of it', async () => {
@@ -151,8 +151,8 @@ describe('groups, people and memberships through the CLI and two server processe
     expect((await call(a.port, admin, 'GET', `/groups/${ids.region}/memberships?all=true`)).body.data.memberships).toEqual([]);
 
     // Another tenant: its first user is its administrator and sees only its own people.
-    ok(['tenant', 'create', 'globex']);
-    ok(['user', 'create', 'globex', 'gina', '--email', 'gina@example.com', '--firstname', 'Gina', '--lastname', 'G', '--password-stdin'], 'a long password\n');
+    await ok(['tenant', 'create', 'globex']);
+    await ok(['user', 'create', 'globex', 'gina', '--email', 'gina@example.com', '--firstname', 'Gina', '--lastname', 'G', '--password-stdin'], 'a long password\n');
     const gina = await login('gina', 'globex');
     const theirs = await call(b.port, gina, 'GET', '/people', undefined, 'globex');
     expect(theirs.body.data.people.map((p: { username: string }) => p.username)).toEqual(['gina']);

@@ -16,8 +16,8 @@ describe('several instances on one storage', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-instances-'));
     services = await testServices();
     env = { DATA_DIR: dataDir, LOG_LEVEL: 'info', ...services.env };
-    expect(runCli(['migrate'], env).status).toBe(0);
-    createTenantAndUser(env);
+    expect((await runCli(['migrate'], env)).status).toBe(0);
+    await createTenantAndUser(env);
   });
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.stop()));
@@ -59,13 +59,13 @@ describe('several instances on one storage', () => {
     expect((await getUser(second.port, token)).status).toBe(200);
 
     // Revoked by the CLI (a third process).
-    expect(runCli(['token', 'revoke', 'acme', 'alice', '--id', token.split('|')[0]!], env).status).toBe(0);
+    expect((await runCli(['token', 'revoke', 'acme', 'alice', '--id', token.split('|')[0]!], env)).status).toBe(0);
     expect(await msUntilRefusedEverywhere(ports, token)).toBeLessThan(1000);
 
     // Revoked by a password change.
     const again = JSON.parse((await login(second.port)).body).api_key.plainTextToken as string;
     expect((await getUser(first.port, again)).status).toBe(200);
-    expect(runCli(['user', 'passwd', 'acme', 'alice', '--password-stdin'], env, 'another long password\n').status).toBe(0);
+    expect((await runCli(['user', 'passwd', 'acme', 'alice', '--password-stdin'], env, 'another long password\n')).status).toBe(0);
     expect(await msUntilRefusedEverywhere(ports, again)).toBeLessThan(1000);
     const third = JSON.parse((await login(first.port, 'another long password')).body).api_key.plainTextToken as string;
     expect((await getUser(second.port, third)).status).toBe(200);

@@ -52,7 +52,7 @@ describe('the built server over real HTTP', () => {
   });
 
   it('drives login -> user -> revoke -> 401 for a tenant made with the CLI', async () => {
-    createTenantAndUser(env);
+    await createTenantAndUser(env);
     const host = 'acme.localhost';
 
     const login = await http(server.port, {
@@ -84,7 +84,7 @@ describe('the built server over real HTTP', () => {
     });
     expect(elsewhere.status).toBe(401);
 
-    expect(runCli(['token', 'revoke', 'acme', 'alice', '--id', tokenId], env).status).toBe(0);
+    expect((await runCli(['token', 'revoke', 'acme', 'alice', '--id', tokenId], env)).status).toBe(0);
     // A revocation by another process takes effect within a second.
     const revokedAt = Date.now();
     const ask = () => http(server.port, { path: '/api/user', headers: { host, authorization: `Bearer ${token}`, accept: 'application/json' } });

@@ -59,8 +59,8 @@ describe('webhooks with real server processes', () => {
       WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
       ...services.env,
     };
-    expect(runCli(['migrate'], env).status).toBe(0);
-    createTenantAndUser(env);
+    expect((await runCli(['migrate'], env)).status).toBe(0);
+    await createTenantAndUser(env);
     const server = await start();
     const login = await http(server.port, {
       method: 'POST',

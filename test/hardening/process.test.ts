@@ -54,10 +54,10 @@ describe('the server process under faults and abuse', () => {
     });
 
   it('maintenance mode: every /api request is 503 within a second of `down`, /health stays 200', async () => {
-    addAlice();
+    await addAlice();
     server = await startServer(env);
     const port = server.port;
-    expect(runCli(['down', '--retry', '120', '--message', 'Back at noon.'], env).status).toBe(0);
+    expect((await runCli(['down', '--retry', '120', '--message', 'Back at noon.'], env)).status).toBe(0);
     const downAt = Date.now();
     let answer = await http(port, { path: '/api/user', headers: { accept: 'application/json' } });
     while (answer.status !== 503 && Date.now() - downAt < 2000) {
@@ -70,13 +70,13 @@ describe('the server process under faults and abuse', () => {
     expect((await login(port)).status).toBe(503);
     expect((await http(port, { path: '/health' })).status).toBe(200);
 
-    expect(runCli(['up'], env).status).toBe(0);
+    expect((await runCli(['up'], env)).status).toBe(0);
     const upAt = Date.now();
     while ((await login(port)).status !== 200) {
       expect(Date.now() - upAt).toBeLessThan(1000);
       await sleep(50);
     }
-    expect(runCli(['down'], env).status).toBe(0);
+    expect((await runCli(['down'], env)).status).toBe(0);
     await sleep(700);
     const plain = await http(port, { path: '/api/user' });
     expect(plain.body).toBe('{"success":false,"message":"Service Unavailable"}');
@@ -130,7 +130,7 @@ describe('the server process under faults and abuse', () => {
   });
 
   it('answers every one of 50 requests in flight when SIGTERM arrives, then exits 0', async () => {
-    addAlice();
+    await addAlice();
     server = await startServer(env);
     const agent = new Agent({ keepAlive: true, maxSockets: 50 });
     const inFlight = Array.from({ length: 50 }, () => login(server!.port, agent));
@@ -152,7 +152,7 @@ describe('the server process under faults and abuse', () => {
   it('loses no committed token and leaves no half-written row when killed during a burst of logins', async () => {
     // SQLite's crash safety is what is tested here, whatever the run's DATABASE_URL.
     env = { ...env, DATABASE_URL: '' };
-    addAlice();
+    await addAlice();
     server = await startServer(env);
     const port = server.port;
     const issued: string[] = [];
