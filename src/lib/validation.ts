@@ -33,7 +33,9 @@ Format.Set('date-time', (value) => {
  * (Hangul, whose sort key is decomposed into jamo, at about 100).
  */
 export const MAX_NAME_BYTES = 1200;
-Format.Set('person-name', (value) => Buffer.byteLength(value) + Buffer.byteLength(sortKey(value)) <= MAX_NAME_BYTES);
+/** Whether a first or last name fits the people lists' indexes (see MAX_NAME_BYTES). */
+export const nameFitsIndexes = (value: string): boolean => Buffer.byteLength(value) + Buffer.byteLength(sortKey(value)) <= MAX_NAME_BYTES;
+Format.Set('person-name', nameFitsIndexes);
 
 /**
  * Checks input against a TypeBox schema and words the failures the way the original (Laravel)

@@ -131,6 +131,18 @@ describe.each(sources)('groupadmin import laravel from $dialect', ({ dialect, en
     expect(Number(counts.count)).toBe(3);
   });
 
+  // Hangul: its sort key is decomposed into jamo, so 255 characters are far over the bound.
+  it.runIf(enabled && dialect !== 'mysql')('refuses a name too long for the people lists, naming the row', async () => {
+    await buildLaravelSource(source.db, dialect);
+    await source.db.updateTable('users').set({ lastname: '한'.repeat(255) }).where('id', '=', 5).execute();
+    const result = await runCli(['import', 'laravel', 'acme', '--from', source.url], env);
+    expect(result.stderr).toBe('groupadmin: user id 5 ("carol"): the lastname is too long (with its sort key over 1200 bytes of UTF-8)\n');
+    expect(result.status).toBe(1);
+    // The batch the row was in is not imported: nothing half-done.
+    const users = await t.storage.tenantDb('acme').selectFrom('users').select('id').execute();
+    expect(users).toHaveLength(0);
+  });
+
   it.runIf(enabled)('refuses a source without a required column, naming it', async () => {
     await buildLaravelSource(source.db, dialect, { omitColumn: 'firstname' });
     const result = await runCli(['import', 'laravel', 'acme', '--from', source.url], env);

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { TenantDatabase } from '../../db/types.js';
 import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
-import { lowerAscii } from '../../lib/validation.js';
+import { lowerAscii, MAX_NAME_BYTES, nameFitsIndexes } from '../../lib/validation.js';
 import { noteCreated, transact } from '../changes/recorder.js';
 import {
   findImportedToken,
@@ -110,13 +110,22 @@ async function importUsers(source: SourceDb, target: TargetDb, options: Required
           report.alreadyPresent++;
           continue;
         }
+        const firstname = String(row.firstname ?? '');
+        const lastname = String(row.lastname ?? '');
+        // The API refuses such names (422); here they would stop the import on PostgreSQL with
+        // an index error that names no row, so the row is named instead.
+        for (const [field, value] of [['firstname', firstname], ['lastname', lastname]] as const) {
+          if (!nameFitsIndexes(value)) {
+            throw new ImportError(`user id ${id} ("${username}"): the ${field} is too long (with its sort key over ${MAX_NAME_BYTES} bytes of UTF-8)`);
+          }
+        }
         try {
           await insertImportedUser(trx, {
               id,
               username,
               email: String(row.email),
-              firstname: String(row.firstname ?? ''),
-              lastname: String(row.lastname ?? ''),
+              firstname,
+              lastname,
               gender_id: integer(row.gender_id),
               type_id: integer(row.type_id),
               phonenumber: text(row.phonenumber),
