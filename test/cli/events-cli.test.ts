@@ -14,7 +14,6 @@ describe('groupadmin event commands', () => {
   let env: Record<string, string>;
   let services: TestServices;
   beforeEach(async () => {
-    await new Promise((resolve) => setImmediate(resolve));
     services = await testServices();
     env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'groupadmin-cli-')), ...services.env };
   });

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, hostOf, JSON_HEADERS, type TestApp } from '../helpers/app.js';
 import { buildLaravelSource, type SourceDialect } from '../helpers/laravel-source.js';
 import { runCli } from '../helpers/processes.js';
+import { ImportError, importFromLaravel } from '../../src/modules/laravel-import/rules.js';
 import { createTestDatabase, DATABASE_URL } from '../helpers/services.js';
 
 const MYSQL_URL = process.env.MYSQL_URL || undefined;
@@ -131,16 +132,21 @@ describe.each(sources)('groupadmin import laravel from $dialect', ({ dialect, en
     expect(Number(counts.count)).toBe(3);
   });
 
-  // Hangul: its sort key is decomposed into jamo, so 255 characters are far over the bound.
+  // Hangul: its sort key is decomposed into jamo, so 255 characters are far over the bound. Not
+  // from MariaDB, whose default character set here may not hold Hangul.
   it.runIf(enabled && dialect !== 'mysql')('refuses a name too long for the people lists, naming the row', async () => {
     await buildLaravelSource(source.db, dialect);
     await source.db.updateTable('users').set({ lastname: '한'.repeat(255) }).where('id', '=', 5).execute();
     const result = await runCli(['import', 'laravel', 'acme', '--from', source.url], env);
-    expect(result.stderr).toBe('groupadmin: user id 5 ("carol"): the lastname is too long (with its sort key over 1200 bytes of UTF-8)\n');
+    expect(result.stderr).toBe('groupadmin: user id 5 ("carol"): the lastname is too long (the name and its sort key take over 1,200 bytes of UTF-8)\n');
     expect(result.status).toBe(1);
     // The batch the row was in is not imported: nothing half-done.
     const users = await t.storage.tenantDb('acme').selectFrom('users').select('id').execute();
     expect(users).toHaveLength(0);
+    // Batches before it stay imported (here one row a batch), so a second run goes on from there.
+    await expect(importFromLaravel(source.db, t.storage.tenantDb('acme'), { batchSize: 1 })).rejects.toThrow(ImportError);
+    const kept = await t.storage.tenantDb('acme').selectFrom('users').select('id').orderBy('id').execute();
+    expect(kept.map(({ id }) => Number(id))).toEqual([1, 2]);
   });
 
   it.runIf(enabled)('refuses a source without a required column, naming it', async () => {

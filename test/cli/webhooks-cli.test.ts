@@ -10,7 +10,6 @@ describe('groupadmin webhook', () => {
   let env: Record<string, string>;
   let services: TestServices;
   beforeEach(async () => {
-    await new Promise((resolve) => setImmediate(resolve));
     services = await testServices();
     env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'groupadmin-webhook-cli-')), ...services.env };
   });

@@ -19,7 +19,8 @@ describe('the typed client', () => {
       const password = JSON.parse(/-d '(\{.*\})'/.exec(server.output())![1]!).password as string;
       const result = await runProcess(process.execPath, ['examples/client.mjs'], {
         env: { PATH: process.env.PATH ?? '', GROUPADMIN_URL: `http://127.0.0.1:${server.port}/api`, GROUPADMIN_PASSWORD: password },
-        timeoutMs: 30_000,
+        // Below the test's own 30 s, so that a hang shows the script's output.
+        timeoutMs: 25_000,
       });
       expect(result.stderr).toBe('');
       expect(result.stdout).toBe('Hello Admin User <admin@example.com>\n');

@@ -49,5 +49,5 @@ describe('login timing', () => {
     } finally {
       await t.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

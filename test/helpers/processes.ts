@@ -26,19 +26,33 @@ export function runProcess(
   options: { env: Record<string, string>; input?: string; timeoutMs: number },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // A group of its own, so that a timeout stops the servers a script started as well: they
+    // hold the output pipes, and waiting for those to close would wait for them.
+    const child = spawn(command, args, { cwd: ROOT, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // The group is gone already.
+      }
+      // What was read so far is the answer; nothing more is waited for.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      resolve({ status: null, stdout, stderr: `${stderr}\n(${[command, ...args].join(' ')}: stopped after ${options.timeoutMs} ms)` });
+    }, options.timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
     });
     child.on('close', (status) => {
       clearTimeout(timer);
-      resolve({ status, stdout, stderr });
+      if (!timedOut) resolve({ status, stdout, stderr });
     });
     // A program that exits before reading its input closes the pipe: not this helper's failure.
     child.stdin.on('error', () => {});

@@ -116,7 +116,7 @@ async function importUsers(source: SourceDb, target: TargetDb, options: Required
         // an index error that names no row, so the row is named instead.
         for (const [field, value] of [['firstname', firstname], ['lastname', lastname]] as const) {
           if (!nameFitsIndexes(value)) {
-            throw new ImportError(`user id ${id} ("${username}"): the ${field} is too long (with its sort key over ${MAX_NAME_BYTES} bytes of UTF-8)`);
+            throw new ImportError(`user id ${id} ("${username}"): the ${field} is too long (the name and its sort key take over ${MAX_NAME_BYTES.toLocaleString('en')} bytes of UTF-8)`);
           }
         }
         try {
