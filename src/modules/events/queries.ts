@@ -3,7 +3,9 @@ import { onPostgres } from '../../db/dialect.js';
 import type { EventsTable, TenantDatabase } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
 import { normaliseDbTimestamp } from '../../lib/time.js';
+import { CompiledQueries } from '../../db/compiled-queries.js';
 import { groupAmong } from '../permissions/queries.js';
+import type { GroupRow } from '../groups/queries.js';
 
 export type EventRow = Selectable<EventsTable>;
 type TenantDb = Kysely<TenantDatabase>;
@@ -15,6 +17,39 @@ const nextVersion = sql<number>`version + 1`;
 
 export const findEvent = (db: TenantDb, id: number): Promise<EventRow | undefined> =>
   db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** The group's columns, each read as `g_<column>` beside the event's own. */
+const GROUP_COLUMNS = ['id', 'parent_id', 'name', 'name_key', 'kind', 'description', 'path', 'version', 'created_at', 'updated_at'] as const satisfies readonly (keyof GroupRow)[];
+
+/**
+ * Compiled once per handle: every request about an event, and every registration, reads the
+ * event with its group first (who sees it, who manages it). One round trip, not two: a storm of
+ * registrations is as fast as the server's CPU, and each query costs it the system call that
+ * wakes the database (cpu profile of register-storm on PostgreSQL: a fifth of its time in writev).
+ */
+const eventWithGroupRows = new CompiledQueries(
+  (db: TenantDb, _inputs: null, [id]: readonly unknown[]) =>
+    db
+      .selectFrom('events as e')
+      .innerJoin('groups as g', 'g.id', 'e.group_id')
+      .selectAll('e')
+      .select(GROUP_COLUMNS.map((column) => `g.${column} as g_${column}` as const))
+      .where('e.id', '=', id as number),
+  1,
+);
+
+/** An event and its group, or undefined when there is no such event. */
+export async function findEventWithGroup(db: TenantDb, id: number): Promise<{ event: EventRow; group: GroupRow } | undefined> {
+  const row = (await db.executeQuery<Record<string, unknown>>(eventWithGroupRows.compile(db, null, [id]))).rows[0];
+  if (row === undefined) return undefined;
+  const event: Record<string, unknown> = {};
+  const group: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (column.startsWith('g_')) group[column.slice(2)] = value;
+    else event[column] = value;
+  }
+  return { event: event as EventRow, group: group as GroupRow };
+}
 
 /**
  * The event read for a change of its participations, its row locked until the transaction ends:

@@ -12,7 +12,7 @@ import { fillSeats, lockEventOrThrow } from '../participations/seats.js';
 import {
   deleteEvent,
   eventSortKey,
-  findEvent,
+  findEventWithGroup,
   hasLiveParticipations,
   insertEvent,
   listVisibleEvents,
@@ -56,9 +56,9 @@ async function requireGroupOf(db: TenantDb, groupId: number): Promise<GroupRow> 
  * `Event not found.`, exactly as for an id that does not exist.
  */
 export async function requireVisibleEvent(db: TenantDb, access: Access, id: number | null): Promise<FoundEvent> {
-  const event = id === null ? undefined : await findEvent(db, id);
-  if (!event) throw errors.notFound('Event');
-  const group = await requireGroupOf(db, Number(event.group_id));
+  const read = id === null ? undefined : await findEventWithGroup(db, id);
+  if (!read) throw errors.notFound('Event');
+  const { event, group } = read;
   const found = { event, group, manager: managesGroup(access, group) };
   if (atLeast(access.on(group.path), 'read')) return found;
   const viewer = await viewerOf(db, access);
