@@ -18,6 +18,8 @@ export interface ChangeNote {
   /** The person the record is about (see the change_records migration). */
   personId?: number | null;
   otherPersonId?: number | null;
+  /** Who made the change, when not the transaction's actor (a turn of registrations by several people). */
+  actorId?: number | null;
 }
 
 interface PendingChanges {
@@ -87,7 +89,7 @@ async function writeRecords(trx: TenantDb, changes: PendingChanges, now: Date): 
       entity_id: String(note.entityId),
       action: note.action,
       at,
-      actor_id: changes.actorId,
+      actor_id: note.actorId === undefined ? changes.actorId : note.actorId,
       person_id: note.personId ?? null,
       other_person_id: note.otherPersonId ?? null,
       changes: JSON.stringify(note.changes ?? {}),
@@ -117,7 +119,7 @@ async function writeRecords(trx: TenantDb, changes: PendingChanges, now: Date): 
 /** Who a change record names as its actor: the caller, or null for the command line (no person). */
 export const actorOf = (access: { personId: number }): number | null => (access.personId > 0 ? access.personId : null);
 
-type About = Pick<ChangeNote, 'personId' | 'otherPersonId'>;
+type About = Pick<ChangeNote, 'personId' | 'otherPersonId' | 'actorId'>;
 
 export const noteCreated = (db: TenantDb, entity: ChangedEntity, entityId: number | string, about: About = {}) =>
   noteChange(db, { entity, entityId, action: 'created', ...about });

@@ -25,26 +25,37 @@ function withPerson(db: TenantDb) {
 export const findParticipation = (db: TenantDb, id: number): Promise<ParticipationItemRow | undefined> =>
   withPerson(db).where('pa.id', '=', id).executeTakeFirst();
 
-export const findLiveParticipation = (db: TenantDb, eventId: number, personId: number) =>
-  db
-    .selectFrom('participations')
-    .select('id')
-    .where('event_id', '=', eventId)
-    .where('person_id', '=', personId)
-    .where('state', 'in', ['pending', 'accepted', 'waitlisted'])
-    .executeTakeFirst();
+/** Participations by id, with their persons' names (in no particular order). */
+export const participationsByIds = async (db: TenantDb, ids: readonly number[]): Promise<ParticipationItemRow[]> =>
+  ids.length === 0 ? [] : withPerson(db).where('pa.id', 'in', ids).execute();
 
-export async function insertParticipation(
-  db: TenantDb,
-  values: Pick<ParticipationRow, 'event_id' | 'person_id' | 'role' | 'state' | 'waitlist_position' | 'notes'>,
-  now: string,
-): Promise<number> {
-  const row = await db
+/** Which of `personIds` have a live (pending, accepted or waitlisted) participation in the event. */
+export async function livePersonIds(db: TenantDb, eventId: number, personIds: readonly number[]): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('participations')
+    .select('person_id')
+    .where('event_id', '=', eventId)
+    .where('person_id', 'in', personIds)
+    .where('state', 'in', ['pending', 'accepted', 'waitlisted'])
+    .execute();
+  return new Set(rows.map((row) => Number(row.person_id)));
+}
+
+/** A new participation's row; `at` is its `created_at` and `updated_at`. */
+export type NewParticipationRow = Pick<ParticipationRow, 'event_id' | 'person_id' | 'role' | 'state' | 'waitlist_position' | 'notes'> & { at: string };
+
+/**
+ * Inserts live participations of one event in one statement: their ids by person (a person has
+ * one live participation per event, so the mapping does not rest on the order of RETURNING).
+ */
+export async function insertParticipations(db: TenantDb, rows: readonly NewParticipationRow[]): Promise<Map<number, number>> {
+  if (rows.length === 0) return new Map();
+  const inserted = await db
     .insertInto('participations')
-    .values({ ...values, attended: null, created_at: now, updated_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+    .values(rows.map(({ at, ...values }) => ({ ...values, attended: null, created_at: at, updated_at: at })))
+    .returning(['id', 'person_id'])
+    .execute();
+  return new Map(inserted.map((row) => [Number(row.person_id), Number(row.id)]));
 }
 
 export type ParticipationChanges = Partial<Pick<ParticipationRow, 'role' | 'state' | 'waitlist_position' | 'attended' | 'notes'>>;

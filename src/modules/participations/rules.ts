@@ -3,8 +3,7 @@ import type { ParticipationRole, ParticipationState, TenantDatabase } from '../.
 import { errors, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
-import { findGroup } from '../groups/queries.js';
-import { findEvent, type EventRow } from '../events/queries.js';
+import { findEventWithGroup, type EventRow } from '../events/queries.js';
 import { managesGroup, requireVisibleEvent, type FoundEvent } from '../events/rules.js';
 import { canSeePerson, householdOf, type Access, type Household } from '../permissions/rules.js';
 import {
@@ -13,9 +12,10 @@ import {
   findParticipation,
   type ParticipationItemRow,
 } from './queries.js';
-import { changePlace, lockEventOrThrow, takePlace } from './seats.js';
+import { changePlace, lockEventOrThrow } from './seats.js';
+import { registerInTurn } from './registration-turns.js';
 import { isSelfServiceTransition, isTransition } from './states.js';
-import { actorOf, changedFields, noteCreated, noteUpdated, transact } from '../changes/recorder.js';
+import { actorOf, changedFields, noteUpdated, transact } from '../changes/recorder.js';
 import type { NewParticipation, ParticipationUpdate } from './schemas.js';
 
 type TenantDb = Kysely<TenantDatabase>;
@@ -41,7 +41,8 @@ function registrationOpen(event: EventRow, now: string): boolean {
 /**
  * POST /events/{id}/participations (events.md section 2): the caller registers themself or a
  * ward; managers (with `events:write`) anyone they see, in any role, also outside the window.
- * The seat, the queue or "full" is decided with the event's row locked (seats.ts).
+ * The seat, the queue or "full" is decided with the event's row locked (seats.ts), in this
+ * instance's next turn of registrations for the event (registration-turns.ts).
  */
 export async function register(db: TenantDb, access: Access, found: FoundEvent, tokenMayWrite: boolean, input: NewParticipation): Promise<ParticipationItemRow> {
   const rights = await rightsOn(db, access, found, tokenMayWrite);
@@ -56,13 +57,8 @@ export async function register(db: TenantDb, access: Access, found: FoundEvent, 
   if (role !== 'participant' && !rights.manages) throw errors.unauthorized();
   const now = toDbTimestamp(new Date());
   if (!rights.manages && !registrationOpen(found.event, now)) throw errors.ruleBroken('event', ruleMessages.registrationClosed);
-  const id = await transact(db, actorOf(access), async (trx) => {
-    const event = await lockEventOrThrow(trx, Number(found.event.id));
-    const created = await takePlace(trx, event, { personId, role, notes: input.notes ?? null }, now);
-    noteCreated(trx, 'participation', created, { personId });
-    return created;
-  });
-  return (await findParticipation(db, id))!;
+  const registration = { personId, role, notes: input.notes ?? null, at: now, actorId: actorOf(access) };
+  return registerInTurn(db, Number(found.event.id), registration);
 }
 
 const personExists = async (db: TenantDb, id: number): Promise<boolean> =>
@@ -86,8 +82,7 @@ export interface FoundParticipation {
 export async function requireVisibleParticipation(db: TenantDb, access: Access, id: number | null): Promise<FoundParticipation> {
   const participation = id === null ? undefined : await findParticipation(db, id);
   if (!participation) throw errors.notFound('Participation');
-  const event = (await findEvent(db, Number(participation.event_id)))!;
-  const group = (await findGroup(db, Number(event.group_id)))!;
+  const { event, group } = (await findEventWithGroup(db, Number(participation.event_id)))!;
   const manager = managesGroup(access, group);
   const household = await householdOf(db, access);
   const ownOrWard = household.personIds.includes(Number(participation.person_id));

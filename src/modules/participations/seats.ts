@@ -1,21 +1,22 @@
 import type { Kysely } from 'kysely';
 import type { ParticipationRole, ParticipationState, TenantDatabase } from '../../db/types.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
-import { errors, ruleMessages } from '../../errors.js';
+import { errors, ruleMessages, type ApiError } from '../../errors.js';
 import { lockEvent, setEventCounts, type EventRow } from '../events/queries.js';
 import {
   acceptQueued,
   deleteParticipation,
-  findLiveParticipation,
-  insertParticipation,
+  insertParticipations,
   liveParticipationsOf,
+  livePersonIds,
   moveQueueUp,
   queueAfter,
   updateParticipation,
+  type NewParticipationRow,
   type ParticipationChanges,
   type QueuedParticipation,
 } from './queries.js';
-import { noteUpdated } from '../changes/recorder.js';
+import { noteCreated, noteUpdated } from '../changes/recorder.js';
 import { registrationState, seatsLeft, takesSeat } from './states.js';
 
 type TenantDb = Kysely<TenantDatabase>;
@@ -44,48 +45,75 @@ export async function lockEventOrThrow(trx: TenantDb, eventId: number): Promise<
   return event;
 }
 
+/** A registration that passed the request's checks, to be placed with the event's row locked. */
+export interface Registration {
+  personId: number;
+  role: ParticipationRole;
+  notes: string | null;
+  /** When it was asked for: the participation's `created_at`. */
+  at: string;
+  /** Who asked: the change record's actor (null for the command line). */
+  actorId: number | null;
+}
+
+/** What became of one registration: its participation's id, or the 422 that refused it. */
+export type Placed = { id: number } | { refused: ApiError };
+
+/** A turn's insert failed for one of its registrations (which, the database does not say): take each alone. */
+export class SplitTheTurn extends Error {
+  override name = 'SplitTheTurn';
+}
+
 /**
- * A new registration: pending, accepted, or at the end of the queue; 422 when the person is
- * registered already (pending, accepted or waitlisted), else 422 when the event is full.
+ * New registrations, in the order given: each pending, accepted, or at the end of the queue as
+ * the ones before it left the event; 422 for one whose person is registered already (pending,
+ * accepted or waitlisted) when the event is full, else 422 `full`.
+ *
+ * A live participation of a person is found by the insert itself (the partial unique index
+ * participations_live_unique, the table's only unique index): one round trip less while the
+ * event's row is locked. The insert then fails as a whole; so does it for a person erased since
+ * their request read them (the foreign key). Alone, a registration hears 422 or 404; in a turn of
+ * several, SplitTheTurn tells registration-turns.ts to take each again alone, so that each gets
+ * the answer it would have got alone.
  */
-export async function takePlace(
-  trx: TenantDb,
-  event: EventRow,
-  registration: { personId: number; role: ParticipationRole; notes: string | null },
-  now: string,
-): Promise<number> {
-  const state = registrationState(
-    {
-      capacity: event.capacity === null ? null : Number(event.capacity),
-      participants_count: Number(event.participants_count),
-      waiting_list: Boolean(event.waiting_list),
-      requires_approval: Boolean(event.requires_approval),
-    },
-    registration.role,
-  );
+export async function takePlaces(trx: TenantDb, event: EventRow, registrations: readonly Registration[]): Promise<Placed[]> {
   const eventId = Number(event.id);
-  const alreadyRegistered = () => errors.invalidField('person_id', ruleMessages.alreadyRegistered);
-  if (state === 'full') {
-    throw (await findLiveParticipation(trx, eventId, registration.personId)) ? alreadyRegistered() : errors.ruleBroken('event', ruleMessages.eventFull);
-  }
   const counts = countsOf(event);
-  const position = state === 'waitlisted' ? counts.waitlist_count + 1 : null;
-  // A live participation of the person is found by the insert itself (the partial unique index
-  // participations_live_unique, the table's only unique index): one round trip less
-  // while the event's row is locked, which a registration storm queues on.
-  const id = await insertParticipation(
-    trx,
-    { event_id: eventId, person_id: registration.personId, role: registration.role, state, waitlist_position: position, notes: registration.notes },
-    now,
-  ).catch((error: unknown) => {
-    if (isUniqueViolation(error, 'participations_live_unique')) throw alreadyRegistered();
-    // The event is locked, so what went is the person (erased since the request read them).
-    throw isForeignKeyViolation(error) ? errors.notFound('Person') : error;
+  const rules = { capacity: event.capacity === null ? null : Number(event.capacity), waiting_list: Boolean(event.waiting_list), requires_approval: Boolean(event.requires_approval) };
+  const rows: NewParticipationRow[] = [];
+  /** Registrations turned away by a full event whose person a registration before them in this turn placed. */
+  const placedBefore = new Set<number>();
+  const states = registrations.map((registration, i) => {
+    const state = registrationState({ ...rules, participants_count: counts.participants_count }, registration.role);
+    if (state === 'full') {
+      if (rows.some((row) => row.person_id === registration.personId)) placedBefore.add(i);
+      return state;
+    }
+    if (takesSeat({ role: registration.role, state })) counts.participants_count++;
+    if (state === 'waitlisted') counts.waitlist_count++;
+    const { personId, role, notes, at } = registration;
+    rows.push({ event_id: eventId, person_id: personId, role, state, waitlist_position: state === 'waitlisted' ? counts.waitlist_count : null, notes, at });
+    return state;
   });
-  if (takesSeat({ role: registration.role, state })) counts.participants_count++;
-  if (state === 'waitlisted') counts.waitlist_count++;
-  await setEventCounts(trx, eventId, counts);
-  return id;
+  const alreadyRegistered = () => errors.invalidField('person_id', ruleMessages.alreadyRegistered);
+  const turnedAway = registrations.filter((_, i) => states[i] === 'full').map((r) => r.personId);
+  const registered = turnedAway.length === 0 ? new Set<number>() : await livePersonIds(trx, eventId, turnedAway);
+  const ids = await insertParticipations(trx, rows).catch((error: unknown) => {
+    const own = isUniqueViolation(error, 'participations_live_unique') ? alreadyRegistered() : isForeignKeyViolation(error) ? errors.notFound('Person') : null;
+    if (own === null) throw error;
+    // The event is locked, so what went is a person (erased since the request read them).
+    throw registrations.length === 1 ? own : new SplitTheTurn();
+  });
+  if (rows.length > 0) await setEventCounts(trx, eventId, counts);
+  return registrations.map((registration, i) => {
+    if (states[i] === 'full') {
+      const isRegistered = registered.has(registration.personId) || placedBefore.has(i);
+      return { refused: isRegistered ? alreadyRegistered() : errors.ruleBroken('event', ruleMessages.eventFull) };
+    }
+    const id = ids.get(registration.personId)!;
+    noteCreated(trx, 'participation', id, { personId: registration.personId, actorId: registration.actorId });
+    return { id };
+  });
 }
 
 export interface Placement {

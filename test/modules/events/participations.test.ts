@@ -2,7 +2,8 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../helpers/app.js';
 import { lockEvent } from '../../../src/modules/events/queries.js';
-import { takePlace } from '../../../src/modules/participations/seats.js';
+import { takePlaces, type Registration } from '../../../src/modules/participations/seats.js';
+import { registerInTurn } from '../../../src/modules/participations/registration-turns.js';
 import { buildWorld, CSV_COLUMNS, daysFromNow, PARTICIPATION_FIELDS, type Participation, type World } from '../../helpers/events.js';
 
 const UNAUTHORIZED = { success: false, message: 'This action is unauthorized.' };
@@ -417,12 +418,100 @@ describe('participations (events.md sections 2 and 4)', () => {
     expect((await states(event.id)).slice(2)).toEqual([[c.person_id, 'accepted', null], [d.person_id, 'waitlisted', 1], [e.person_id, 'waitlisted', 2]]);
   });
 
+  describe('turns of registrations (registration-turns.ts)', () => {
+    const db = () => w.t.storage.tenantDb('demo');
+    const registration = (personId: number, actorId: number): Registration => ({ personId, role: 'participant', notes: null, at: '2026-11-20 10:00:00.000000', actorId });
+    /** Registers all in one go (one event-loop turn), as requests that arrive together do: the outcome of each. */
+    const together = (eventId: number, people: readonly number[], actorOf: (i: number) => number = () => w.ids.regionleader!) =>
+      Promise.all(
+        people.map((personId, i) =>
+          registerInTurn(db(), eventId, registration(personId, actorOf(i))).then(
+            (row) => ({ row, error: null }),
+            (error: { statusCode: number; details: { fieldErrors?: unknown } }) => ({ row: null, error: { status: error.statusCode, errors: error.details.fieldErrors } }),
+          ),
+        ),
+      );
+
+    it('places the registrations that arrive while a turn runs in one transaction, in the order they came, each with its actor', async () => {
+      const event = await camp({ capacity: 3, waiting_list: true });
+      const kids: number[] = [];
+      for (let i = 0; i < 12; i++) kids.push(await kid(`Together ${String(i).padStart(2, '0')}`));
+      const writesBefore = w.t.storage.invalidations.writes('demo');
+      const actorOf = (i: number) => (i % 2 === 0 ? w.ids.regionleader! : w.ids.admin!);
+      const outcomes = await together(event.id, kids, actorOf);
+      // The first went alone; the eleven that came while it ran went together.
+      expect(w.t.storage.invalidations.writes('demo') - writesBefore).toBe(2);
+      const placed = outcomes.map((o) => o.row!);
+      expect(placed.map((p) => [Number(p.person_id), p.state, p.waitlist_position === null ? null : Number(p.waitlist_position)])).toEqual(
+        kids.map((id, i) => [id, i < 3 ? 'accepted' : 'waitlisted', i < 3 ? null : i - 2]),
+      );
+      expect(placed.map((p) => p.p_firstname)).toEqual(kids.map((_, i) => `Together ${String(i).padStart(2, '0')}`));
+      expect(await eventOf(event.id)).toMatchObject({ participants_count: 3, waitlist_count: 9 });
+      // Each change record names who registered, though one transaction wrote eleven of them.
+      const records = await db().selectFrom('change_records').select(['entity_id', 'actor_id']).where('entity', '=', 'participation').where('action', '=', 'created').execute();
+      const actors = new Map(records.map((r) => [Number(r.entity_id), Number(r.actor_id)]));
+      expect(placed.map((p) => actors.get(Number(p.id)))).toEqual(kids.map((_, i) => actorOf(i)));
+    });
+
+    it('answers each registration of a turn that fails as a whole as if it were alone: one person twice, and the event full', async () => {
+      const event = await camp({ capacity: 2, waiting_list: false });
+      const [a, b, c, d] = [await kid('Twice'), await kid('Second'), await kid('Third'), await kid('Late')];
+      const writesBefore = w.t.storage.invalidations.writes('demo');
+      // `a` goes alone; the turn of the other four fails on the second `a` and is taken again one by one.
+      const outcomes = await together(event.id, [a!, a!, b!, c!, d!]);
+      const already = { status: 422, errors: { person_id: ['The person is already registered.'] } };
+      const full = { status: 422, errors: { event: ['The event is full.'] } };
+      expect(outcomes.map((o) => o.error ?? o.row!.state)).toEqual(['accepted', already, 'accepted', full, full]);
+      expect(w.t.storage.invalidations.writes('demo') - writesBefore).toBeLessThanOrEqual(6);
+      expect(await states(event.id)).toEqual([[a, 'accepted', null], [b, 'accepted', null]]);
+      expect(await eventOf(event.id)).toMatchObject({ participants_count: 2, waitlist_count: 0 });
+      // Full, in a turn that succeeds (after `c` alone): "already registered" for one who is, "full" for one who is not.
+      expect((await together(event.id, [c!, b!, d!])).map((o) => o.error)).toEqual([full, already, full]);
+    });
+
+    it('decides each registration of a turn as the ones before it left the event: roles, approval, the last seat taken twice', async () => {
+      const leader = (personId: number) => ({ ...registration(personId, w.ids.regionleader!), role: 'leader' as const });
+      const event = await camp({ capacity: 2, waiting_list: false });
+      const [first, x, y, z] = [await kid('First'), await kid('Double'), await kid('Leading'), await kid('After')];
+      const in1 = (reg: Registration) =>
+        registerInTurn(db(), event.id, reg).then((row) => row.state, (error: { details: { fieldErrors?: unknown } }) => error.details.fieldErrors);
+      // `first` goes alone; then one turn: `x` takes the last seat, `x` again is registered, a leader
+      // needs no seat, and `y` as a participant finds the event full, though `y` leads the camp.
+      const outcomes = await Promise.all([in1(registration(first!, 1)), in1(registration(x!, 1)), in1(registration(x!, 1)), in1(leader(y!)), in1(registration(y!, 1))]);
+      expect(outcomes).toEqual(['accepted', 'accepted', { person_id: ['The person is already registered.'] }, 'accepted', { person_id: ['The person is already registered.'] }]);
+      // Full first, placed after: as one after the other, the first hears "full", not "registered".
+      const late = await Promise.all([in1(registration(first!, 1)), in1(registration(z!, 1)), in1(leader(z!))]);
+      expect(late).toEqual([{ person_id: ['The person is already registered.'] }, { event: ['The event is full.'] }, 'accepted']);
+      expect(await eventOf(event.id)).toMatchObject({ participants_count: 2, waitlist_count: 0 });
+
+      const approval = await camp({ capacity: 1, requires_approval: true });
+      const kids = [await kid('Ask 1'), await kid('Ask 2'), await kid('Ask 3')];
+      expect((await Promise.all(kids.map((id) => registerInTurn(db(), approval.id, registration(id, 1))))).map((p) => p.state)).toEqual(['pending', 'pending', 'pending']);
+      expect(await eventOf(approval.id)).toMatchObject({ participants_count: 0, waitlist_count: 0 });
+    });
+
+    it('takes each registration of a turn alone when one person of it is gone, and answers all of a deleted event with 404', async () => {
+      const event = await camp({ capacity: 5 });
+      const [a, b, c] = [await kid('Stays 1'), await kid('Stays 2'), await kid('Stays 3')];
+      const outcomes = await together(event.id, [a!, b!, 987_654_321, c!]);
+      expect(outcomes.map((o) => o.error ?? o.row!.state)).toEqual(['accepted', 'accepted', { status: 404, errors: undefined }, 'accepted']);
+      expect(await eventOf(event.id)).toMatchObject({ participants_count: 3 });
+
+      const gone = await camp({ capacity: 5 });
+      expect((await w.call('regionleader', 'DELETE', `/events/${gone.id}`)).statusCode).toBe(204);
+      const refused = await Promise.all(
+        [a!, b!, c!].map((id) => registerInTurn(db(), gone.id, registration(id, 1)).then(() => null, (error: { statusCode: number; message: string }) => [error.statusCode, error.message])),
+      );
+      expect(refused).toEqual(Array(3).fill([404, 'Event not found.']));
+    });
+  });
+
   it('answers a registration of a person erased since the request read them with 404, not a failed foreign key', async () => {
     const event = await camp();
     const db = w.t.storage.tenantDb('demo');
     const locked = await db.transaction().execute(async (trx) => {
       const row = (await lockEvent(trx, event.id))!;
-      return takePlace(trx, row, { personId: 987_654_321, role: 'participant', notes: null }, '2026-01-01 00:00:00.000000').then(
+      return takePlaces(trx, row, [{ personId: 987_654_321, role: 'participant', notes: null, at: '2026-01-01 00:00:00.000000', actorId: null }]).then(
         () => null,
         (error: { statusCode?: number; message?: string }) => error,
       );
