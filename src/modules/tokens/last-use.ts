@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
-import { touchTokenLastUsed } from './queries.js';
+import { touchTokensLastUsed } from './queries.js';
 import type { TenantDatabase } from '../../db/types.js';
 import { toDbTimestamp } from '../../lib/time.js';
 
 /** last_used_at is written at most once per this interval per token. */
 export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+/** Token uses written by one statement at most (five parameters each): far below both dialects' limits. */
+const USES_PER_STATEMENT = 500;
 
 export interface LastUseRecorder {
   /** Notes that a token was used; written with the next batch, never on the request's path. */
@@ -50,11 +52,14 @@ export function createLastUseRecorder({ flushIntervalMs, isOpen = () => true, cl
   const writeBatch = async (batch: TenantUses[]) => {
     for (const { db, uses } of batch) {
       try {
+        // By id, so that each statement's share of a large batch is the same on every instance.
+        const all = [...uses].sort(([a], [b]) => a - b).map(([tokenId, at]) => ({
+          tokenId,
+          at: toDbTimestamp(at),
+          staleBefore: toDbTimestamp(new Date(at.getTime() - LAST_USED_WRITE_INTERVAL_MS)),
+        }));
         await db.transaction().execute(async (trx) => {
-          for (const [tokenId, at] of uses) {
-            const staleBefore = toDbTimestamp(new Date(at.getTime() - LAST_USED_WRITE_INTERVAL_MS));
-            await touchTokenLastUsed(trx, tokenId, toDbTimestamp(at), staleBefore);
-          }
+          for (let start = 0; start < all.length; start += USES_PER_STATEMENT) await touchTokensLastUsed(trx, all.slice(start, start + USES_PER_STATEMENT));
         });
       } catch (err) {
         // A lost timestamp is no reason to fail anything; the next use records it again.

@@ -1,4 +1,5 @@
-import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
+import { onPostgres } from '../../db/dialect.js';
 import type { Storage } from '../../db/storage.js';
 import { SESSION_USER_COLUMNS, type PersonalAccessTokensTable, type SessionUser, type TenantDatabase } from '../../db/types.js';
 import { USER_TOKENABLE_TYPE } from './secrets.js';
@@ -110,15 +111,31 @@ function fromLookupRow(row: LookupRow | undefined): TokenWithUser | undefined {
 }
 
 /**
- * Sets last_used_at unless another request (or instance) already did within the interval,
- * so a busy token costs one write a minute, not one per request.
+ * A token's use to write: `at` becomes its last_used_at unless another request (or instance)
+ * already wrote `staleBefore` or later, so a busy token costs one write a minute, not one per request.
  */
-export async function touchTokenLastUsed(db: TenantDb, tokenId: number, now: string, staleBefore: string) {
+export interface TokenUse {
+  tokenId: number;
+  at: string;
+  staleBefore: string;
+}
+
+/**
+ * Writes the uses in one statement: each token's value is picked by a CASE on its id. One
+ * statement, not one per token: a storm of first uses (500 people registering at once) otherwise
+ * sent one update per token, each a round trip on PostgreSQL.
+ */
+export async function touchTokensLastUsed(db: TenantDb, uses: readonly TokenUse[]): Promise<void> {
+  if (uses.length === 0) return;
+  // On PostgreSQL the parameters of a CASE have no type of their own: read as the column's type.
+  const timestamp = (value: string) => (onPostgres(db) ? sql`cast(${value} as timestamp)` : sql`${value}`);
+  const byToken = (valueOf: (use: TokenUse) => string) =>
+    sql<string>`case ${sql.ref('id')} ${sql.join(uses.map((use) => sql`when ${use.tokenId} then ${timestamp(valueOf(use))}`), sql` `)} end`;
   await db
     .updateTable('personal_access_tokens')
-    .set({ last_used_at: now })
-    .where('id', '=', tokenId)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+    .set({ last_used_at: byToken((use) => use.at) })
+    .where('id', 'in', uses.map((use) => use.tokenId))
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', byToken((use) => use.staleBefore))]))
     .execute();
 }
 

@@ -38,6 +38,19 @@ describe('last-use recorder', () => {
     expect(errors).toEqual([]);
   });
 
+  it('writes a batch of more uses than one statement takes, each token its own time', async () => {
+    const user = await t.addUser('demo');
+    const db = t.storage.tenantDb('demo');
+    const ids: number[] = [];
+    for (let i = 0; i < 501; i++) ids.push((await issueToken(db, user.id, { tokenPrefix: '' })).accessToken.id);
+    const recorder = createLastUseRecorder({ flushIntervalMs: 60_000, onError: (err) => { throw err; } });
+    const atOf = (i: number) => new Date(Date.UTC(2026, 10, 21, 10, 0, i % 60, 0) + Math.floor(i / 60) * 60_000);
+    ids.forEach((id, i) => recorder.record('demo', db, id, atOf(i)));
+    await recorder.stop();
+    const rows = await db.selectFrom('personal_access_tokens').select(['id', 'last_used_at']).orderBy('id').execute();
+    expect(rows.map((row) => toApiTimestampOrNull(row.last_used_at))).toEqual(ids.map((_, i) => atOf(i).toISOString().replace('.000Z', '.000000Z')));
+  });
+
   it('writes uses in an open tenant with the next batch, and in a closed one only after the delay', async () => {
     const user = await t.addUser('demo');
     const db = t.storage.tenantDb('demo');
