@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { http, ROOT, startServer, type ServerProcess } from '../helpers/processes.js';
 import { browserAvailable, launchChromium } from '../helpers/browser.js';
 import { testServices, type TestServices } from '../helpers/services.js';
@@ -89,6 +89,12 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
   };
 
   it('runs the camp from the patrol to the promoted ward', async () => {
+    // A page that waits forever shows no reason; the server's log of refused or failed requests does.
+    onTestFailed(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the last lines still in the pipe
+      const troubles = server.output().split('\n').filter((line) => /"status":[45]\d\d|"level":[456]0/.test(line));
+      console.error(`server log, requests not answered with 2xx or 3xx, and warnings:\n${troubles.join('\n') || '(none)'}`);
+    });
     // The leader: a patrol, a member in it, a camp with one place.
     const leader = await loggedIn('leader');
     const lp = leader.page;
