@@ -144,13 +144,23 @@ function documentOf(port: number): Promise<Record<string, unknown>> {
   return document;
 }
 
+interface HttpOptions {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  agent?: Agent;
+  /** Called once the whole request has been handed to the operating system. */
+  onSent?: () => void;
+}
+
 /**
  * A real HTTP request; node:http lets the test choose the Host header (fetch does not). Every
  * answer under /api is checked against the OpenAPI document the server itself serves.
  */
 export async function http(
   port: number,
-  options: { method?: string; path: string; headers?: Record<string, string>; body?: string; agent?: Agent },
+  options: HttpOptions,
 ): Promise<HttpResult> {
   const checked = options.path.startsWith('/api/') && !options.path.startsWith('/api/openapi.json');
   // Asked for with the request, not after its answer: by then a server told to stop has closed
@@ -161,10 +171,7 @@ export async function http(
   return answer;
 }
 
-function rawHttp(
-  port: number,
-  options: { method?: string; path: string; headers?: Record<string, string>; body?: string; agent?: Agent },
-): Promise<HttpResult> {
+function rawHttp(port: number, options: HttpOptions): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -183,6 +190,7 @@ function rawHttp(
       },
     );
     req.on('error', reject);
+    if (options.onSent) req.on('finish', options.onSent);
     if (options.body !== undefined) req.write(options.body);
     req.end();
   });
