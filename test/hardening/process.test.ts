@@ -43,8 +43,10 @@ describe('the server process under faults and abuse', () => {
       let serverSide: string[];
       let clientSide: string[];
       try {
-        serverSide = sockets(`( sport = :${port} )`);
+        // The client's side first: once nothing is unacknowledged there, nothing can arrive at
+        // the server's side after it is listed.
         clientSide = sockets(`( dport = :${port} )`);
+        serverSide = sockets(`( sport = :${port} )`);
       } catch (err) {
         // Without iproute2's ss (a minimal image), a pause as long as the slowest machine needed.
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -152,14 +154,19 @@ describe('the server process under faults and abuse', () => {
     expect((await login(server.port)).status).toBe(200);
     const agent = new Agent({ keepAlive: true, maxSockets: 50 });
     let sent = 0;
-    const inFlight = Array.from({ length: 50 }, () => login(server!.port, agent, () => sent++));
+    let answered = 0;
+    const inFlight = Promise.allSettled(
+      Array.from({ length: 50 }, () => login(server!.port, agent, () => sent++).finally(() => answered++)),
+    );
     // Until all 50 requests are sent and the server has read them (a connection whose request
     // it has not read yet is idle, and a stopping server closes idle connections; a request
     // written after that is answered with a reset). Far too short for 50 password hashes.
     await waitFor(() => sent === 50, 20_000, 5);
     await untilServerHasRead(server.port, 50);
+    // Else the test would prove nothing about requests in flight.
+    expect(answered).toBeLessThan(50);
     const exit = server.stop('SIGTERM');
-    const answers = await Promise.allSettled(inFlight);
+    const answers = await inFlight;
     for (const answer of answers) {
       expect(answer.status, answer.status === 'rejected' ? String((answer as PromiseRejectedResult).reason) : '').toBe('fulfilled');
       const { status, body } = (answer as PromiseFulfilledResult<{ status: number; body: string }>).value;
