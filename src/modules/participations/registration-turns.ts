@@ -22,10 +22,11 @@ type TenantDb = Kysely<TenantDatabase>;
  * after another (bench, register-storm, timed in the process). In turns an instance takes the
  * lock two to four times a storm, for 35-105 ms each.
  *
- * A turn whose insert one of its registrations failed (a person registered twice at once, a
- * person erased meanwhile) is taken again one registration at a time, so that each gets the
- * answer it would have got alone; the failed transaction left nothing behind. Any other failure
- * (the event deleted, the database away) is the answer of all, without a try each.
+ * A turn whose insert one of its registrations failed is taken again; the failed transaction
+ * left nothing behind. For a person registered already (a double click, a retry), once more as a
+ * whole, those registered read first; for a person erased meanwhile, one registration at a time.
+ * Either way each gets the answer it would have got alone. Any other failure (the event deleted,
+ * the database away) is the answer of all, without a try each.
  */
 
 /** Registrations placed in one transaction at most: a bound on the insert's parameters. */
@@ -77,11 +78,14 @@ async function takeTurns(db: TenantDb, waitingByEvent: Map<number, Waiting[]>, e
  * One transaction for the turn; every registration of it is settled. A failure of the whole
  * (the event gone, the database away) is every registration's answer, as it would be alone.
  */
-async function takeTurn(db: TenantDb, eventId: number, turn: Waiting[]): Promise<void> {
+async function takeTurn(db: TenantDb, eventId: number, turn: Waiting[], lookUpRegistered = false): Promise<void> {
   let placed;
   try {
-    placed = await transact(db, null, async (trx) => takePlaces(trx, await lockEventOrThrow(trx, eventId), turn.map((w) => w.registration)));
+    placed = await transact(db, null, async (trx) =>
+      takePlaces(trx, await lockEventOrThrow(trx, eventId), turn.map((w) => w.registration), { lookUpRegistered }),
+    );
   } catch (error) {
+    if (error instanceof SplitTheTurn && error.someoneRegistered) return takeTurn(db, eventId, turn, true);
     if (error instanceof SplitTheTurn) for (const waiting of turn) await takeTurn(db, eventId, [waiting]);
     else for (const waiting of turn) waiting.reject(error);
     return;

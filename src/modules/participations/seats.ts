@@ -59,56 +59,72 @@ export interface Registration {
 /** What became of one registration: its participation's id, or the 422 that refused it. */
 export type Placed = { id: number } | { refused: ApiError };
 
-/** A turn's insert failed for one of its registrations (which, the database does not say): take each alone. */
+/**
+ * A turn's insert failed for one of its registrations (which, the database does not say).
+ * `someoneRegistered`: a person of it is registered already; take the turn again, looking them
+ * up first. Otherwise (a person erased meanwhile): take each registration alone.
+ */
 export class SplitTheTurn extends Error {
   override name = 'SplitTheTurn';
+  constructor(readonly someoneRegistered: boolean) {
+    super(someoneRegistered ? 'a person of the turn is registered already' : 'a person of the turn is gone');
+  }
 }
 
 /**
  * New registrations, in the order given: each pending, accepted, or at the end of the queue as
- * the ones before it left the event; 422 for one whose person is registered already (pending,
- * accepted or waitlisted) when the event is full, else 422 `full`.
+ * the ones before it left the event; 422 "already registered" for one whose person is registered
+ * already (pending, accepted or waitlisted, before this turn or earlier in it), else 422 `full`
+ * when the event is full.
  *
- * A live participation of a person is found by the insert itself (the partial unique index
+ * A person registered before the turn is found by the insert itself (the partial unique index
  * participations_live_unique, the table's only unique index): one round trip less while the
- * event's row is locked. The insert then fails as a whole; so does it for a person erased since
- * their request read them (the foreign key). Alone, a registration hears 422 or 404; in a turn of
- * several, SplitTheTurn tells registration-turns.ts to take each again alone, so that each gets
- * the answer it would have got alone.
+ * event's row is locked, in the usual case that no one is. The insert then fails as a whole; so
+ * does it for a person erased since their request read them (the foreign key). Alone, a
+ * registration hears 422 or 404; in a turn of several, SplitTheTurn tells registration-turns.ts
+ * to take the turn again with `lookUpRegistered` (the people registered already read first), or,
+ * for a person gone, each registration alone, so that each gets the answer it would have got
+ * alone. Those refused as full are looked up either way, to tell "registered" from "full".
  */
-export async function takePlaces(trx: TenantDb, event: EventRow, registrations: readonly Registration[]): Promise<Placed[]> {
+export async function takePlaces(
+  trx: TenantDb,
+  event: EventRow,
+  registrations: readonly Registration[],
+  { lookUpRegistered = false }: { lookUpRegistered?: boolean } = {},
+): Promise<Placed[]> {
   const eventId = Number(event.id);
   const counts = countsOf(event);
   const rules = { capacity: event.capacity === null ? null : Number(event.capacity), waiting_list: Boolean(event.waiting_list), requires_approval: Boolean(event.requires_approval) };
   const rows: NewParticipationRow[] = [];
-  /** Registrations turned away by a full event whose person a registration before them in this turn placed. */
-  const placedBefore = new Set<number>();
-  const states = registrations.map((registration, i) => {
-    const state = registrationState({ ...rules, participants_count: counts.participants_count }, registration.role);
-    if (state === 'full') {
-      if (rows.some((row) => row.person_id === registration.personId)) placedBefore.add(i);
-      return state;
-    }
-    if (takesSeat({ role: registration.role, state })) counts.participants_count++;
-    if (state === 'waitlisted') counts.waitlist_count++;
+  const registeredBefore = lookUpRegistered ? await livePersonIds(trx, eventId, registrations.map((r) => r.personId)) : new Set<number>();
+  const placedInTurn = new Set<number>();
+  const states = registrations.map((registration) => {
     const { personId, role, notes, at } = registration;
+    // As one after the other: a person placed earlier in the turn is registered.
+    if (registeredBefore.has(personId) || placedInTurn.has(personId)) return 'registered';
+    const state = registrationState({ ...rules, participants_count: counts.participants_count }, role);
+    if (state === 'full') return state;
+    if (takesSeat({ role, state })) counts.participants_count++;
+    if (state === 'waitlisted') counts.waitlist_count++;
+    placedInTurn.add(personId);
     rows.push({ event_id: eventId, person_id: personId, role, state, waitlist_position: state === 'waitlisted' ? counts.waitlist_count : null, notes, at });
     return state;
   });
   const alreadyRegistered = () => errors.invalidField('person_id', ruleMessages.alreadyRegistered);
-  const turnedAway = registrations.filter((_, i) => states[i] === 'full').map((r) => r.personId);
-  const registered = turnedAway.length === 0 ? new Set<number>() : await livePersonIds(trx, eventId, turnedAway);
+  const turnedAway = lookUpRegistered ? [] : registrations.filter((_, i) => states[i] === 'full').map((r) => r.personId);
+  const registered = turnedAway.length === 0 ? registeredBefore : await livePersonIds(trx, eventId, turnedAway);
   const ids = await insertParticipations(trx, rows).catch((error: unknown) => {
-    const own = isUniqueViolation(error, 'participations_live_unique') ? alreadyRegistered() : isForeignKeyViolation(error) ? errors.notFound('Person') : null;
+    const someoneRegistered = isUniqueViolation(error, 'participations_live_unique');
+    const own = someoneRegistered ? alreadyRegistered() : isForeignKeyViolation(error) ? errors.notFound('Person') : null;
     if (own === null) throw error;
     // The event is locked, so what went is a person (erased since the request read them).
-    throw registrations.length === 1 ? own : new SplitTheTurn();
+    throw registrations.length === 1 ? own : new SplitTheTurn(someoneRegistered && !lookUpRegistered);
   });
   if (rows.length > 0) await setEventCounts(trx, eventId, counts);
   return registrations.map((registration, i) => {
+    if (states[i] === 'registered') return { refused: alreadyRegistered() };
     if (states[i] === 'full') {
-      const isRegistered = registered.has(registration.personId) || placedBefore.has(i);
-      return { refused: isRegistered ? alreadyRegistered() : errors.ruleBroken('event', ruleMessages.eventFull) };
+      return { refused: registered.has(registration.personId) ? alreadyRegistered() : errors.ruleBroken('event', ruleMessages.eventFull) };
     }
     const id = ids.get(registration.personId)!;
     noteCreated(trx, 'participation', id, { personId: registration.personId, actorId: registration.actorId });
