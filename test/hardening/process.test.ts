@@ -177,7 +177,7 @@ describe('the server process under faults and abuse', () => {
     agent.destroy();
     // The hashing threads are niced: 50 hashes took 35 s while two other processes kept both
     // cores busy (3 s on an idle machine).
-  }, 150_000);
+  }, 180_000);
 
   it('loses no committed token and leaves no half-written row when killed during a burst of logins', async () => {
     // SQLite's crash safety is what is tested here, whatever the run's DATABASE_URL.

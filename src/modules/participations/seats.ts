@@ -117,7 +117,8 @@ export async function takePlaces(
     const someoneRegistered = isUniqueViolation(error, 'participations_live_unique');
     const own = someoneRegistered ? alreadyRegistered() : isForeignKeyViolation(error) ? errors.notFound('Person') : null;
     if (own === null) throw error;
-    // The event is locked, so what went is a person (erased since the request read them).
+    // The event is locked, so what failed is a person: registered already, or erased since the
+    // request read them.
     throw registrations.length === 1 ? own : new SplitTheTurn(someoneRegistered && !lookUpRegistered);
   });
   if (rows.length > 0) await setEventCounts(trx, eventId, counts);

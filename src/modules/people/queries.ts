@@ -273,7 +273,7 @@ function keptOrderPage(db: TenantDb, page: KeptOrderPage, after: readonly unknow
   for (const column of keyColumns) keys = keys.orderBy(column);
   // The limit as a literal (the shape's key holds it anyway): SQLite answered the same page in
   // 54 us instead of 88 when it knew the limit while preparing the statement.
-  if (!Number.isSafeInteger(page.limit)) throw new Error(`a page's limit is a whole number, not ${page.limit}`);
+  if (!Number.isSafeInteger(page.limit) || page.limit < 1) throw new Error(`a page's limit is a whole number from 1, not ${page.limit}`);
   const pageKeys = keys.limit(sql.lit(page.limit + 1)).as('k');
   // PostgreSQL joins the page's rows by a scan of all users where that looks cheaper than as many
   // index lookups (a tenant of 10,000: the page took 1.9 ms against 0.5); a LATERAL subquery with a
