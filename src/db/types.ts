@@ -124,6 +124,9 @@ export interface MemberOrderTable {
   role_type: string;
   /** 1 on the membership's own group, 0 on the groups above it. */
   direct: number;
+  /** The person's, as in `users`: what a page checks its people's kept JSON against. */
+  version: number;
+  updated_at: string;
 }
 
 export interface GuardianshipsTable {

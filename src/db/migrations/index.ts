@@ -14,6 +14,7 @@ import * as createWebhooks from './tenant/2026-11-24T20-00-00-create-webhooks.js
 import * as indexPeopleInListOrder from './tenant/2026-11-24T22-00-00-index-people-in-list-order.js';
 import * as keepMembersInListOrder from './tenant/2026-11-25T10-00-00-keep-members-in-list-order.js';
 import * as moveVersionWithNames from './tenant/2026-11-25T21-00-00-move-version-with-names.js';
+import * as keepPersonVersionInListOrder from './tenant/2026-11-26T10-00-00-keep-person-version-in-list-order.js';
 
 // Listed by hand rather than read from a folder, so the compiled service and the tests
 // run exactly the same set, whatever the file extension. Names sort by date.
@@ -47,6 +48,7 @@ export const tenantMigrationsFor = (tenant: TenantFacts): MigrationProvider =>
     '2026-11-24T22-00-00-index-people-in-list-order': indexPeopleInListOrder,
     '2026-11-25T10-00-00-keep-members-in-list-order': keepMembersInListOrder,
     '2026-11-25T21-00-00-move-version-with-names': moveVersionWithNames,
+    '2026-11-26T10-00-00-keep-person-version-in-list-order': keepPersonVersionInListOrder,
   });
 
 /** The name of the newest tenant migration. */
