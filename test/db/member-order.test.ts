@@ -1,8 +1,10 @@
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sortKey } from '../../src/lib/sort-key.js';
 import { toDbTimestamp } from '../../src/lib/time.js';
 import * as keepMembersInListOrder from '../../src/db/migrations/tenant/2026-11-25T10-00-00-keep-members-in-list-order.js';
+import * as keepPersonVersionInListOrder from '../../src/db/migrations/tenant/2026-11-26T10-00-00-keep-person-version-in-list-order.js';
 import { noteChange, transact } from '../../src/modules/changes/recorder.js';
 import { movePaths } from '../../src/modules/groups/queries.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -11,9 +13,10 @@ import { replaceGroupTree } from '../helpers/group-tree.js';
 /**
  * `member_order` (kept by triggers) holds, after any sequence of writes, exactly what its
  * definition gives: each membership under its own group and every group above it, with its
- * person's sort keys and names, its days and role type, and whether the group is its own.
- * The writes are those the service makes: memberships granted, changed, ended and deleted,
- * people renamed, subtrees moved (one statement for all their paths), people erased.
+ * person's sort keys, names, version and updated_at, its days and role type, and whether the
+ * group is its own. The writes are those the service makes: memberships granted, changed, ended
+ * and deleted, people renamed or otherwise changed, subtrees moved (one statement for all their
+ * paths), people erased.
  */
 const PEOPLE = 6;
 const NAMES = ['Müller', 'Meier', 'Émery', 'de la Cruz', "O'Brien", 'Zoé'];
@@ -25,6 +28,7 @@ type Write =
   | { kind: 'change'; membership: number; group: number; role: string; start: string; end: string | null }
   | { kind: 'delete'; membership: number }
   | { kind: 'rename'; person: number; lastname: string; firstname: string }
+  | { kind: 'edit'; person: number; city: string }
   | { kind: 'move'; group: number; parent: number };
 
 const grant = fc.record({ kind: fc.constant('grant' as const), person: fc.nat(PEOPLE - 1), group: fc.nat(20), role: fc.constantFrom(...ROLE_TYPES), start: day });
@@ -34,6 +38,7 @@ const write: fc.Arbitrary<Write> = fc.oneof(
   fc.record({ kind: fc.constant('delete' as const), membership: fc.nat(40) }),
   fc.record({ kind: fc.constant('rename' as const), person: fc.nat(PEOPLE - 1), lastname: fc.constantFrom(...NAMES), firstname: fc.constantFrom(...NAMES) }),
   fc.record({ kind: fc.constant('move' as const), group: fc.nat(20), parent: fc.nat(20) }),
+  fc.record({ kind: fc.constant('edit' as const), person: fc.nat(PEOPLE - 1), city: fc.constantFrom('Bern', 'Genève') }),
 );
 const tree = fc.integer({ min: 2, max: 8 }).chain((size) =>
   fc.tuple(...Array.from({ length: size }, (_, i) => (i === 0 ? fc.constant(-1) : fc.integer({ min: 0, max: i - 1 })))),
@@ -62,7 +67,7 @@ describe('member_order', () => {
         rows.push(
           JSON.stringify([
             above, Number(m.id), Number(m.person_id), person.lastname_key, person.firstname_key, person.lastname, person.firstname,
-            m.start_on, m.end_on, m.role_type, above === Number(m.group_id) ? 1 : 0,
+            m.start_on, m.end_on, m.role_type, above === Number(m.group_id) ? 1 : 0, Number(person.version), person.updated_at,
           ]),
         );
       }
@@ -76,7 +81,7 @@ describe('member_order', () => {
       .map((r) =>
         JSON.stringify([
           Number(r.group_id), Number(r.membership_id), Number(r.person_id), r.lastname_key, r.firstname_key, r.lastname, r.firstname,
-          r.start_on, r.end_on, r.role_type, Number(r.direct),
+          r.start_on, r.end_on, r.role_type, Number(r.direct), Number(r.version), r.updated_at,
         ]),
       )
       .sort();
@@ -111,6 +116,14 @@ describe('member_order', () => {
         await db()
           .updateTable('users')
           .set({ lastname: w.lastname, firstname: w.firstname, lastname_key: sortKey(w.lastname), firstname_key: sortKey(w.firstname), updated_at: now })
+          .where('id', '=', personIds[w.person]!)
+          .execute();
+        return;
+      case 'edit':
+        // As the service writes a person: a new version and updated_at with the change.
+        await db()
+          .updateTable('users')
+          .set((eb) => ({ city: w.city, updated_at: now, version: eb('version', '+', 1) }))
           .where('id', '=', personIds[w.person]!)
           .execute();
         return;
@@ -150,13 +163,19 @@ describe('member_order', () => {
     expect((await actual()).length).toBe(3);
   });
 
-  it('is filled from the memberships already there when the migration runs (and its down removes it)', async () => {
+  it('is filled from the memberships already there when the migrations run (and their downs remove it)', async () => {
     const { groupIds } = await replaceGroupTree(db(), await t.rootGroupId('demo'), [-1, 0, 1, 1]);
     for (const [i, group] of groupIds.entries()) await t.grant('demo', personIds[i]!, group, 'member', { startOn: '2026-01-01' });
     // In a transaction, as the migrator runs it.
+    await db().transaction().execute((trx) => keepPersonVersionInListOrder.down(trx));
+    const columnsNow = async () => (await db().introspection.getTables()).find((table) => table.name === 'member_order')?.columns.map((column) => column.name);
+    expect(await columnsNow()).not.toContain('version');
     await db().transaction().execute((trx) => keepMembersInListOrder.down(trx));
-    expect((await db().introspection.getTables()).map((table) => table.name)).not.toContain('member_order');
+    expect(await columnsNow()).toBeUndefined();
     await db().transaction().execute((trx) => keepMembersInListOrder.up(trx));
+    // A person changed between the two: the second copies what the person is now.
+    await db().updateTable('users').set((eb) => ({ city: 'Chur', version: eb('version', '+', 1) })).where('id', '=', personIds[1]!).execute();
+    await db().transaction().execute((trx) => keepPersonVersionInListOrder.up(trx));
     expect((await actual()).length).toBe(1 + 2 + 3 + 3);
     expect(await actual()).toEqual(await expected());
     // And its triggers are back.
@@ -167,8 +186,9 @@ describe('member_order', () => {
   // PostgreSQL runs writers side by side, and a trigger cannot see what another has not committed:
   // there the triggers run at the commit, one writer after the other (each takes the change
   // sequence at its end, as every write of the service does through transact). A grant, a
-  // deletion or a rename beside a move: whichever commits first, the table ends as its definition.
-  it.runIf(process.env.DATABASE_URL)('ends right when a grant, a deletion, a move and a rename run side by side (PostgreSQL)', async () => {
+  // deletion or a rename beside a move, a person changed beside a grant of theirs: whichever
+  // commits first, the table ends as its definition.
+  it.runIf(process.env.DATABASE_URL)('ends right when grants, deletions, moves, renames and edits run side by side (PostgreSQL)', async () => {
     const { groupIds } = await replaceGroupTree(db(), await t.rootGroupId('demo'), [-1, 0, 0, 1]);
     const pathOf = async (id: number) => (await db().selectFrom('groups').select('path').where('id', '=', id).executeTakeFirstOrThrow()).path;
     const now = toDbTimestamp(new Date());
@@ -199,6 +219,8 @@ describe('member_order', () => {
     const move = (groupId: number, parentId: number) => async (trx: ReturnType<typeof db>) => movePaths(trx, await pathOf(groupId), `${await pathOf(parentId)}${groupId}/`, now);
     const rename = (personId: number, lastname: string) => (trx: ReturnType<typeof db>) =>
       trx.updateTable('users').set({ lastname, lastname_key: sortKey(lastname), updated_at: now }).where('id', '=', personId).execute();
+    const edit = (personId: number) => (trx: ReturnType<typeof db>) =>
+      trx.updateTable('users').set((eb) => ({ city: 'Sion', updated_at: toDbTimestamp(new Date()), version: eb('version', '+', 1) })).where('id', '=', personId).execute();
     // A grant in group 3 beside a move of group 1 (its parent) below group 2, and the other way round.
     await sideBySide(grant(personIds[0]!, groupIds[3]!), move(groupIds[1]!, groupIds[2]!));
     expect(await actual()).toEqual(await expected());
@@ -216,5 +238,36 @@ describe('member_order', () => {
     await sideBySide(move(groupIds[1]!, groupIds[0]!), (trx) => trx.deleteFrom('memberships').where('id', '=', second!.id).execute());
     expect(await actual()).toEqual(await expected());
     expect((await actual()).length).toBe(0);
+    // A person changed beside a grant of theirs, both ways round.
+    await sideBySide(edit(personIds[2]!), grant(personIds[2]!, groupIds[1]!));
+    expect(await actual()).toEqual(await expected());
+    await sideBySide(grant(personIds[2]!, groupIds[2]!), edit(personIds[2]!));
+    expect(await actual()).toEqual(await expected());
+    expect((await actual()).length).toBe(2 + 2);
+  });
+
+  // A person changed with SQL behind the service's back (a typo fixed in psql) takes no turn of its
+  // own; its trigger takes one, so it waits for a grant of theirs that is committing and then reads
+  // the grant's rows. Here the grant's trigger runs early (set constraints all immediate) and reads
+  // the person before the change; the change is made while the grant stays open.
+  it.runIf(process.env.DATABASE_URL)('ends right when a person is changed with SQL while a grant of theirs commits (PostgreSQL)', async () => {
+    const { groupIds } = await replaceGroupTree(db(), await t.rootGroupId('demo'), [-1, 0]);
+    const now = toDbTimestamp(new Date());
+    let edited: Promise<unknown> = Promise.resolve();
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .insertInto('memberships')
+          .values({ person_id: personIds[3]!, group_id: groupIds[1]!, role_type: 'member', label: null, start_on: '2026-01-01', end_on: null, created_at: now, updated_at: now })
+          .execute();
+        await trx.updateTable('change_sequence').set((eb) => ({ last_seq: eb('last_seq', '+', 1) })).where('id', '=', 1).execute();
+        await sql`set constraints all immediate`.execute(trx);
+        edited = db().updateTable('users').set((eb) => ({ city: 'Thun', version: eb('version', '+', 1) })).where('id', '=', personIds[3]!).execute();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      });
+    await edited;
+    expect(await actual()).toEqual(await expected());
+    expect((await actual()).length).toBe(2);
   });
 });

@@ -3,7 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SortKey } from '../../../src/http/paging.js';
 import { sortKey } from '../../../src/lib/sort-key.js';
 import { toDbTimestamp } from '../../../src/lib/time.js';
-import { choosePeoplePlan, listVisiblePeople, NAME_ORDER_FROM_MEMBERS, personSortKey, sortNamesOf, type PeoplePlan, type PeopleSelection } from '../../../src/modules/people/queries.js';
+import {
+  choosePeoplePlan,
+  listVisiblePeople,
+  listVisiblePeopleAs,
+  NAME_ORDER_FROM_MEMBERS,
+  personSortKey,
+  sortNamesOf,
+  type PeoplePlan,
+  type PeopleSelection,
+  type PersonRef,
+} from '../../../src/modules/people/queries.js';
 import { accessOf, operatorAccess, type Access } from '../../../src/modules/permissions/rules.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { replaceGroupTree } from '../../helpers/group-tree.js';
@@ -29,6 +39,8 @@ interface World {
   below: boolean;
   roleType: string | null;
   otherDay: boolean;
+  /** People changed after their memberships were granted (their version and updated_at move), some renamed. */
+  changed: { person: number; rename: [string, string] | null }[];
 }
 
 const day = fc.integer({ min: 10, max: 18 }).map((d) => `2026-02-${String(d)}`);
@@ -53,6 +65,10 @@ const world: fc.Arbitrary<World> = fc.integer({ min: 1, max: 12 }).chain((size) 
     below: fc.boolean(),
     roleType: fc.option(fc.constantFrom(...ROLE_TYPES), { nil: null }),
     otherDay: fc.boolean(),
+    changed: fc.array(
+      fc.record({ person: fc.integer({ min: 0, max: PEOPLE - 1 }), rename: fc.option(fc.tuple(fc.constantFrom(...NAMES), fc.constantFrom(...NAMES)), { nil: null }) }),
+      { maxLength: 4 },
+    ),
   }),
 );
 
@@ -69,7 +85,7 @@ describe('the plans of a name-sorted group list', () => {
   });
   afterAll(() => t.close());
 
-  async function store(w: World): Promise<{ groupIds: number[]; paths: string[] }> {
+  async function store(w: World): Promise<{ groupIds: number[]; paths: string[]; names: [string, string][] }> {
     const db = t.storage.tenantDb('demo');
     const { groupIds, paths } = await replaceGroupTree(db, await t.rootGroupId('demo'), w.parents);
     for (const [i, [lastname, firstname]] of w.names.entries()) {
@@ -80,16 +96,32 @@ describe('the plans of a name-sorted group list', () => {
         .execute();
     }
     for (const m of w.memberships) await t.grant('demo', personIds[m.person]!, groupIds[m.group]!, m.role, { startOn: m.start, endOn: m.end });
-    return { groupIds, paths };
+    const names = [...w.names];
+    for (const { person, rename } of w.changed) {
+      // As the service writes a person: a new version and updated_at with every change.
+      const renamed = rename === null ? {} : { lastname: rename[0], firstname: rename[1], lastname_key: sortKey(rename[0]), firstname_key: sortKey(rename[1]) };
+      if (rename !== null) names[person] = rename;
+      await db
+        .updateTable('users')
+        .set((eb) => ({ ...renamed, city: `c${person}`, version: eb('version', '+', 1), updated_at: toDbTimestamp(new Date(Date.now() + person)) }))
+        .where('id', '=', personIds[person]!)
+        .execute();
+    }
+    return { groupIds, paths, names };
   }
 
-  /** Every page, 3 rows a page, following the cursor the way GET /people does. */
+  /**
+   * Every page, 3 rows a page, following the cursor the way GET /people does. Each page's
+   * references (what GET /people reads first, in its own query) are those of its rows.
+   */
   async function walk(access: Access, selection: PeopleSelection, plan: PeoplePlan): Promise<number[]> {
     const db = t.storage.tenantDb('demo');
     const ids: number[] = [];
     let after: SortKey | null = null;
+    const refOf = (row: PersonRef) => ({ id: Number(row.id), version: Number(row.version), updated_at: row.updated_at });
     for (let pages = 0; pages <= PEOPLE; pages++) {
       const rows = await listVisiblePeople(db, access, selection, after, 3, plan);
+      expect((await listVisiblePeopleAs(db, access, selection, after, 3, 'refs', plan)).map(refOf)).toEqual(rows.map(refOf));
       ids.push(...rows.slice(0, 3).map((row) => Number(row.id)));
       if (rows.length <= 3) return ids;
       after = personSortKey(rows[2]!, 'name', sortNamesOf(rows[2]!));
@@ -100,7 +132,7 @@ describe('the plans of a name-sorted group list', () => {
   it('every plan lists what the plain reading lists, in order', async () => {
     await fc.assert(
       fc.asyncProperty(world, async (w) => {
-        const { groupIds, paths } = await store(w);
+        const { groupIds, paths, names } = await store(w);
         const db = t.storage.tenantDb('demo');
         const activeOn = w.otherDay ? '2026-02-11' : DAY;
         const selection: PeopleSelection = {
@@ -118,7 +150,7 @@ describe('the plans of a name-sorted group list', () => {
             .map((m) => personIds[m.person]!),
         );
         const key = (id: number) => {
-          const [lastname, firstname] = w.names[personIds.indexOf(id)]!;
+          const [lastname, firstname] = names[personIds.indexOf(id)]!;
           return [sortKey(lastname), sortKey(firstname), lastname, firstname] as const;
         };
         const inListOrder = (a: number, b: number) => {
