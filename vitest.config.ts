@@ -11,6 +11,8 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism()),
     minWorkers: 1,
     testTimeout: 30_000,
+    // The second reporter repeats unhandled errors after the summary, where a CI log's tail shows them.
+    reporters: ['default', './test/helpers/unhandled-errors-reporter.ts'],
     hookTimeout: 30_000,
   },
 });
