@@ -147,6 +147,16 @@ function membersOf(db: TenantDb, { group, roleType, activeOn: day }: PeopleSelec
 }
 
 /**
+ * Keeps a correlated EXISTS a test of each row on PostgreSQL: a subquery with an OFFSET is never
+ * turned into a semi-join. As a join, it read the group's whole membership list and sorted its
+ * people for every page, with statistics old or new (test/modules/people/name-order-plan.test.ts):
+ * a CSV export of a troop of 100,000 took 25 s, now 7.5 s. SQLite tests each row anyway.
+ */
+function eachRowTest<Q extends { offset(offset: number): Q }>(db: TenantDb, subquery: Q): Q {
+  return onPostgres(db) ? subquery.offset(0) : subquery;
+}
+
+/**
  * Whether everyone the selection picks is visible anyway: its group lies where the caller reads,
  * on the caller's own day. The visibility condition is then left out of the query (it would test
  * each row a second time for what its membership already proves) and `groupStillReadable` takes
@@ -205,7 +215,7 @@ export async function listVisiblePeopleAs<C extends PeopleColumns>(
     query =
       chosen === 'name-order'
         ? // Correlated: a test of each row the walk reaches.
-          query.where((eb) => eb.exists(membersOf(db, selection, sql.ref<number>('p.id'))))
+          query.where((eb) => eb.exists(eachRowTest(db, membersOf(db, selection, sql.ref<number>('p.id')))))
         : // Not correlated with p: read once per query.
           query.where('p.id', 'in', membersOf(db, selection));
   }
