@@ -178,8 +178,10 @@ describe('member_order', () => {
     await db().transaction().execute((trx) => keepPersonVersionInListOrder.up(trx));
     expect((await actual()).length).toBe(1 + 2 + 3 + 3);
     expect(await actual()).toEqual(await expected());
-    // And its triggers are back.
+    // And its triggers are back, for memberships and for people.
     await t.grant('demo', personIds[4]!, groupIds[3]!, 'leader', { startOn: '2026-01-01' });
+    expect(await actual()).toEqual(await expected());
+    await db().updateTable('users').set((eb) => ({ lastname: 'Zwahlen', lastname_key: sortKey('Zwahlen'), version: eb('version', '+', 1) })).where('id', '=', personIds[4]!).execute();
     expect(await actual()).toEqual(await expected());
   });
 
@@ -264,10 +266,20 @@ describe('member_order', () => {
         await trx.updateTable('change_sequence').set((eb) => ({ last_seq: eb('last_seq', '+', 1) })).where('id', '=', 1).execute();
         await sql`set constraints all immediate`.execute(trx);
         edited = db().updateTable('users').set((eb) => ({ city: 'Thun', version: eb('version', '+', 1) })).where('id', '=', personIds[3]!).execute();
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // The grant stays open until the change waits for it (its trigger for the sequence row).
+        expect(await someoneWaitsForALock()).toBe(true);
       });
     await edited;
     expect(await actual()).toEqual(await expected());
     expect((await actual()).length).toBe(2);
   });
+
+  /** Whether another connection to this database comes to wait for a lock within 10 s. */
+  async function someoneWaitsForALock(): Promise<boolean> {
+    for (const started = Date.now(); Date.now() - started < 10_000; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db());
+      if (Number(rows[0]!.n) > 0) return true;
+    }
+    return false;
+  }
 });

@@ -93,7 +93,7 @@ async function upSqlite(db: Kysely<any>): Promise<void> {
 /**
  * As in `keep-members-in-list-order`: deferred to the commit, each computing its rows again from
  * what is there then. Each now takes the tenant's change sequence row first, as every write of the
- * service does at its end (a no-op there): a write made with SQL behind the service's back (a
+ * service that records a change does at its end (a no-op for those): a write made with SQL behind the service's back (a
  * typo fixed in psql) then also waits for a service write committing beside it, and its trigger
  * reads that write's rows. Without it, a person changed that way while a grant of theirs
  * committed could leave the grant's rows with the version before the change, and pages would
@@ -135,6 +135,8 @@ const quotedSchema = (db: Kysely<any>) => `"${(schemaOf(db) ?? 'public').replace
 
 /** Back to `keep-members-in-list-order` as it was made: the table dropped with its triggers, and made and filled again by it. */
 export async function down(db: Kysely<any>): Promise<void> {
+  // As up(): on SQLite in one transaction, so that a failed step leaves nothing half-done.
+  if (!isPostgres(db) && !db.isTransaction) return db.transaction().execute((trx) => down(trx));
   if (isPostgres(db)) {
     const schema = quotedSchema(db);
     await sql.raw(`drop trigger member_order_membership_written on ${schema}.memberships`).execute(db);
