@@ -17,7 +17,7 @@ export function registerImportCommands(program: Command): void {
         const target = await tenantDatabase(storage, tenant);
         let source;
         try {
-          source = openSourceDatabase(options.from);
+          source = await openSourceDatabase(options.from);
         } catch (err) {
           if (err instanceof SourceError) throw new CliError(err.message);
           throw err;
