@@ -12,6 +12,7 @@ export default defineConfig({
     minWorkers: 1,
     testTimeout: 30_000,
     // The second reporter repeats unhandled errors after the summary, where a CI log's tail shows them.
+    // (Naming reporters turns off Vitest's automatic GitHub Actions reporter; CI here is .ci/run.)
     reporters: ['default', './test/helpers/unhandled-errors-reporter.ts'],
     hookTimeout: 30_000,
   },
