@@ -5,6 +5,7 @@ import type { MembershipsTable, TenantDatabase } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
 import { activeOn } from '../permissions/queries.js';
 import { binaryText } from '../../db/collation.js';
+import { idsInListedOrder, statementChunks } from '../../db/statement-chunks.js';
 
 export type MembershipRow = Selectable<MembershipsTable>;
 type TenantDb = Kysely<TenantDatabase>;
@@ -12,8 +13,20 @@ type TenantDb = Kysely<TenantDatabase>;
 export const findMembership = (db: TenantDb, id: number): Promise<MembershipRow | undefined> =>
   db.selectFrom('memberships').selectAll().where('id', '=', id).executeTakeFirst();
 
-export const insertMembership = (db: TenantDb, row: Omit<MembershipRow, 'id' | 'version' | 'created_at' | 'updated_at'>, now: string) =>
+type NewMembershipRow = Omit<MembershipRow, 'id' | 'version' | 'created_at' | 'updated_at'>;
+
+export const insertMembership = (db: TenantDb, row: NewMembershipRow, now: string) =>
   db.insertInto('memberships').values({ ...row, created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow();
+
+/** Many memberships (a CSV import) in a few statements: their ids, in the order of `rows`. */
+export async function insertMemberships(db: TenantDb, rows: readonly NewMembershipRow[], now: string): Promise<number[]> {
+  const ids: number[] = [];
+  for (const part of statementChunks(rows)) {
+    const values = part.map((row) => ({ ...row, created_at: now, updated_at: now }));
+    ids.push(...idsInListedOrder(await db.insertInto('memberships').values(values).returning('id').execute()));
+  }
+  return ids;
+}
 
 export const updateMembership = (db: TenantDb, id: number, changes: Partial<Pick<MembershipRow, 'label' | 'start_on' | 'end_on'>>, now: string) =>
   db

@@ -4,11 +4,11 @@ import { errors, fieldMessages, importMessages, ruleMessages, type FieldErrors }
 import { toDbTimestamp } from '../../lib/time.js';
 import { lowerAscii } from '../../lib/validation.js';
 import type { GroupRow } from '../groups/queries.js';
-import { insertMembership } from '../memberships/queries.js';
+import { insertMemberships } from '../memberships/queries.js';
 import { requireGrantable, requireGroupById } from '../memberships/rules.js';
 import { activeMemberNames, activeRoleHolderIds, findPeopleByEmails, findPeopleByIds, unendedRoleHolderIds } from '../people/queries.js';
 import { mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
-import { insertUser, newUserRow, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
+import { insertUsers, newUserRow, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
 import { IMPORTED_FIELDS, type ImportedField, type ImportFile, type ImportRow } from './parse.js';
 import { actorOf, noteCreated, noteUpdated, transact } from '../changes/recorder.js';
 import { personChanges } from '../changes/person.js';
@@ -223,29 +223,41 @@ function countsOf(planned: readonly PlannedRow[]): ImportCounts {
   return counts;
 }
 
+/**
+ * Writes a checked plan. New people and memberships go in a few multi-row statements (one each
+ * per 500 rows), not one round trip per row: on PostgreSQL 20,000 new people took 16 s row by row.
+ * A matched person's changes differ from row to row and stay one statement each. The change
+ * records are noted in the order of the file, as row-by-row writing noted them.
+ */
 async function applyImport(trx: TenantDb, access: Access, target: ImportTarget, planned: readonly PlannedRow[]): Promise<void> {
   const now = toDbTimestamp(new Date());
-  const membership = { group_id: Number(target.group.id), role_type: target.roleType, label: null, start_on: access.day, end_on: null };
+  const updated = new Map<PlannedRow, UserRow>();
   for (const plan of planned) {
-    if (plan.person === null) {
-      const { input } = plan;
-      const person = await insertUser(trx, newUserRow({ ...input, firstname: input.firstname!, lastname: input.lastname! }, { username: null, email: input.email ?? null, password: null }, now));
-      const personId = Number(person.id);
-      noteCreated(trx, 'person', personId, { personId });
-      const joined = await insertMembership(trx, { person_id: personId, ...membership }, now);
-      noteCreated(trx, 'membership', Number(joined.id), { personId });
-      continue;
+    if (plan.person !== null && Object.keys(plan.changes).length > 0) {
+      updated.set(plan, await updateUserProfile(trx, Number(plan.person.id), plan.changes, now));
     }
-    const personId = Number(plan.person.id);
-    if (Object.keys(plan.changes).length > 0) {
-      const updated = await updateUserProfile(trx, personId, plan.changes, now);
-      noteUpdated(trx, 'person', personId, personChanges(plan.person, updated), { personId });
-    }
-    // The plan, read in this same transaction, found no overlapping membership.
-    if (plan.joins) {
-      const joined = await insertMembership(trx, { person_id: personId, ...membership }, now);
-      noteCreated(trx, 'membership', Number(joined.id), { personId });
-    }
+  }
+  const newcomers = planned.filter((plan) => plan.person === null);
+  const newIds = await insertUsers(
+    trx,
+    newcomers.map(({ input }) => newUserRow({ ...input, firstname: input.firstname!, lastname: input.lastname! }, { username: null, email: input.email ?? null, password: null }, now)),
+  );
+  const personIds = new Map(newcomers.map((plan, index) => [plan, newIds[index]!]));
+  const personIdOf = (plan: PlannedRow) => (plan.person === null ? personIds.get(plan)! : Number(plan.person.id));
+
+  // A new person always joins; a matched one unless the plan (read in this same transaction)
+  // found them holding the role already.
+  const joining = planned.filter((plan) => plan.person === null || plan.joins);
+  const membership = { group_id: Number(target.group.id), role_type: target.roleType, label: null, start_on: access.day, end_on: null };
+  const membershipIds = await insertMemberships(trx, joining.map((plan) => ({ person_id: personIdOf(plan), ...membership })), now);
+
+  let joined = 0;
+  for (const plan of planned) {
+    const personId = personIdOf(plan);
+    const after = updated.get(plan);
+    if (plan.person === null) noteCreated(trx, 'person', personId, { personId });
+    else if (after) noteUpdated(trx, 'person', personId, personChanges(plan.person, after), { personId });
+    if (plan.person === null || plan.joins) noteCreated(trx, 'membership', membershipIds[joined++]!, { personId });
   }
 }
 

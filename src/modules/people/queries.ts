@@ -3,6 +3,7 @@ import { onPostgres } from '../../db/dialect.js';
 import type { Day } from '../../access/permissions.js';
 import { binaryText } from '../../db/collation.js';
 import { CompiledQueries } from '../../db/compiled-queries.js';
+import { statementChunks } from '../../db/statement-chunks.js';
 import type { TenantDatabase } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
 import { sortKey } from '../../lib/sort-key.js';
@@ -371,19 +372,10 @@ export async function erasePersonRows(db: TenantDb, id: number): Promise<void> {
 
 // The CSV import (data.md section 2) looks people up by many e-mail addresses or names at once.
 
-/** Bound parameters per query stay far below both dialects' limits. */
-const LOOKUP_CHUNK = 500;
-
-function chunks<T>(items: readonly T[]): T[][] {
-  const parts: T[][] = [];
-  for (let start = 0; start < items.length; start += LOOKUP_CHUNK) parts.push(items.slice(start, start + LOOKUP_CHUNK));
-  return parts;
-}
-
 /** The people with these e-mail addresses (given lowercased as lowerAscii does), in any case. */
 export async function findPeopleByEmails(db: TenantDb, lowerEmails: readonly string[]): Promise<UserRow[]> {
   const found: UserRow[] = [];
-  for (const part of chunks(lowerEmails)) {
+  for (const part of statementChunks(lowerEmails)) {
     found.push(...(await db.selectFrom('users as p').selectAll('p').where(lowerLogin(db, 'p.email'), 'in', part).execute()));
   }
   return found;
@@ -391,7 +383,7 @@ export async function findPeopleByEmails(db: TenantDb, lowerEmails: readonly str
 
 export async function findPeopleByIds(db: TenantDb, ids: readonly number[]): Promise<UserRow[]> {
   const found: UserRow[] = [];
-  for (const part of chunks(ids)) found.push(...(await db.selectFrom('users').selectAll().where('id', 'in', part).execute()));
+  for (const part of statementChunks(ids)) found.push(...(await db.selectFrom('users').selectAll().where('id', 'in', part).execute()));
   return found;
 }
 

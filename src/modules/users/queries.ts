@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
+import { idsInListedOrder, statementChunks } from '../../db/statement-chunks.js';
 import type { TenantDatabase, UsersTable } from '../../db/types.js';
 import { sortKey } from '../../lib/sort-key.js';
 import { containsNul, lowerAscii } from '../../lib/validation.js';
@@ -92,6 +93,16 @@ export async function insertUser(db: TenantDb, user: NewUserRow): Promise<UserRo
     .values({ ...user, lastname_key: sortKey(user.lastname), firstname_key: sortKey(user.firstname) })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** Many new people (a CSV import) in a few statements: their ids, in the order of `users`. */
+export async function insertUsers(db: TenantDb, users: readonly NewUserRow[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const part of statementChunks(users)) {
+    const rows = part.map((user) => ({ ...user, lastname_key: sortKey(user.lastname), firstname_key: sortKey(user.firstname) }));
+    ids.push(...idsInListedOrder(await db.insertInto('users').values(rows).returning('id').execute()));
+  }
+  return ids;
 }
 
 /** The same password in a newer hash: not a change of the person (no version, no record). */

@@ -38,6 +38,56 @@ describe('POST /people/import (data.md section 2)', () => {
     expect((await members(w.other))[0]).toMatchObject({ city: 'Thun', zip: '3600', firstname: 'Mia' });
   });
 
+  it('writes a mixed file over several statements: each row its own person and membership, records in file order', async () => {
+    // Rows 0, 3, 6 ... match people already in the troop, and every other of them changes a city;
+    // the rest are new. Over 500 of each kind, so both multi-row inserts span several statements.
+    const ROWS = 1_650;
+    const known = (i: number) => i % 3 === 0;
+    const email = (i: number) => `p${i}@example.com`;
+    const seed = Array.from({ length: ROWS }, (_, i) => i).filter(known).map((i) => `Old${i},Person${i},${email(i)},Bern`);
+    expect((await w.importCsv('admin', `group_id=${w.troop}&role_type=member`, csv('firstname,lastname,email,city', ...seed))).statusCode).toBe(200);
+    const db = w.t.storage.tenantDb('demo');
+    const lastSeq = Number((await db.selectFrom('change_records').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirstOrThrow()).seq);
+
+    const lines = Array.from({ length: ROWS }, (_, i) => `${known(i) ? 'Old' : 'First'}${i},Person${i},${email(i)},${known(i) && i % 2 === 0 ? 'Thun' : 'Bern'}`);
+    const answer = await w.importCsv('admin', `group_id=${w.other}&role_type=member`, csv('firstname,lastname,email,city', ...lines));
+    expect(answer.statusCode, answer.body.slice(0, 300)).toBe(200);
+    const created = ROWS - seed.length;
+    const updated = Array.from({ length: ROWS }, (_, i) => i).filter((i) => known(i) && i % 2 === 0).length;
+    expect(answer.json().data).toEqual({ created, updated, unchanged: seed.length - updated });
+
+    const people = await db.selectFrom('users').select(['id', 'email', 'firstname', 'city']).where('email', 'like', 'p%@example.com').execute();
+    const idOf = new Map(people.map((p) => [p.email, Number(p.id)]));
+    // New people are numbered in the order of the file.
+    const newIds = Array.from({ length: ROWS }, (_, i) => i).filter((i) => !known(i)).map((i) => idOf.get(email(i))!);
+    expect(newIds).toEqual([...newIds].sort((a, b) => a - b));
+    const rowOf = new Map(people.map((p) => [Number(p.id), p]));
+    for (let i = 0; i < ROWS; i++) {
+      const person = rowOf.get(idOf.get(email(i))!)!;
+      expect(person.firstname).toBe(known(i) ? `Old${i}` : `First${i}`);
+      expect(person.city).toBe(known(i) && i % 2 === 0 ? 'Thun' : 'Bern');
+    }
+    // Everyone of the file holds exactly one membership in the other troop, their own.
+    const joined = await db.selectFrom('memberships').select(['id', 'person_id']).where('group_id', '=', w.other).execute();
+    expect(joined.map((m) => Number(m.person_id)).sort((a, b) => a - b)).toEqual([...idOf.values()].sort((a, b) => a - b));
+    const holderOf = new Map(joined.map((m) => [Number(m.id), Number(m.person_id)]));
+
+    // The records: per row of the file, its person (created or updated, if changed), then its membership.
+    const records = await db.selectFrom('change_records').select(['entity', 'entity_id', 'action', 'person_id']).where('seq', '>', lastSeq).orderBy('seq').execute();
+    const expected: [string, string, number][] = [];
+    for (let i = 0; i < ROWS; i++) {
+      const id = idOf.get(email(i))!;
+      if (!known(i)) expected.push(['person', 'created', id]);
+      else if (i % 2 === 0) expected.push(['person', 'updated', id]);
+      expected.push(['membership', 'created', id]);
+    }
+    expect(records.map((r) => [r.entity, r.action, Number(r.person_id)])).toEqual(expected);
+    for (const record of records) {
+      if (record.entity === 'person') expect(Number(record.entity_id)).toBe(Number(record.person_id));
+      else expect(holderOf.get(Number(record.entity_id))).toBe(Number(record.person_id));
+    }
+  });
+
   it('matches a row without e-mail by name and birthday among the active members of the group, exactly one', async () => {
     await w.importCsv('admin', `group_id=${w.troop}&role_type=member`, csv('firstname,lastname,birthday', 'Mia,Kid,2015-03-04', 'Tim,Twin,2014-01-01', 'Tim,Twin,2014-01-01'));
     const second = await w.importCsv('admin', `group_id=${w.troop}&role_type=member`, csv('firstname,lastname,birthday,city', 'Mia,Kid,2015-03-04,Bern', 'Tim,Twin,2014-01-01,Thun', 'Mia,Kid,2015-03-05,'));
