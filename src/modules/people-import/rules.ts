@@ -7,7 +7,7 @@ import type { GroupRow } from '../groups/queries.js';
 import { insertMemberships } from '../memberships/queries.js';
 import { requireGrantable, requireGroupById } from '../memberships/rules.js';
 import { activeMemberNames, activeRoleHolderIds, findPeopleByEmails, findPeopleByIds, unendedRoleHolderIds } from '../people/queries.js';
-import { mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
+import { mayChangeLoginOf, rightsToChange, type Access } from '../permissions/rules.js';
 import { insertUsers, newUserRow, updateUserProfile, type ProfileChanges, type UserRow } from '../users/queries.js';
 import { IMPORTED_FIELDS, type ImportedField, type ImportFile, type ImportRow } from './parse.js';
 import { actorOf, noteCreated, noteUpdated, transact } from '../changes/recorder.js';
@@ -170,11 +170,23 @@ async function planImport(db: TenantDb, access: Access, target: ImportTarget, fi
   const holders = await activeRoleHolderIds(db, groupId, target.roleType, access.day);
   const unended = await unendedRoleHolderIds(db, groupId, target.roleType, access.day);
 
+  const matchOf = (row: ImportRow, input: ImportRowInput): UserRow | null => {
+    const matchedId = nameMatches.get(row.row);
+    return (typeof input.email === 'string' ? byEmail.get(lowerAscii(input.email)) : matchedId === undefined ? undefined : byId.get(matchedId)) ?? null;
+  };
+  // The right to change every matched person, read at once: one query per row made a file
+  // joining 20,000 people into a group 20,000 round trips.
+  const matchedIds = new Set<number>();
+  for (const { row, input } of inputs) {
+    const person = matchOf(row, input);
+    if (person) matchedIds.add(Number(person.id));
+  }
+  const rights = await rightsToChange(db, access, [...matchedIds]);
+
   const planned: PlannedRow[] = [];
   const matchedRows = new Map<number, number>();
   for (const { row, input, invalid } of inputs) {
-    const matchedId = nameMatches.get(row.row);
-    const person = (typeof input.email === 'string' ? byEmail.get(lowerAscii(input.email)) : matchedId === undefined ? undefined : byId.get(matchedId)) ?? null;
+    const person = matchOf(row, input);
     const username = row.cells.username ?? '';
     const usernameDiffers = username !== '' && username !== person?.username;
     if (!person) {
@@ -197,7 +209,7 @@ async function planImport(db: TenantDb, access: Access, target: ImportTarget, fi
     const joins = !holders.has(personId);
     // A row that changes nobody matches an active holder of the role, whom the caller sees.
     const touches = Object.keys(changes).length > 0 || joins;
-    const right = touches ? Boolean(await rightToChange(db, access, personId)) : true;
+    const right = touches ? Boolean(rights.get(personId)) : true;
     const loginChanges = touches && changes.email !== undefined && !(await mayChangeLoginOf(db, access, personId));
     // The username of someone the caller may not change is not compared: the answer would tell it.
     if (usernameDiffers && right) problems.add(row.row, importMessages.usernameNotImported);

@@ -1,5 +1,6 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Day, Permission, RoleScope } from '../../access/permissions.js';
+import { statementChunks } from '../../db/statement-chunks.js';
 import type { TenantDatabase } from '../../db/types.js';
 
 type TenantDb = Kysely<TenantDatabase>;
@@ -67,6 +68,25 @@ export async function activeGroupPaths(db: TenantDb, personId: number, day: Day)
     .where(activeOn('m', day))
     .execute();
   return rows.map((row) => row.path);
+}
+
+/** activeGroupPaths of many people at once (a CSV import): each person's paths, by id. */
+export async function activeGroupPathsByPerson(db: TenantDb, personIds: readonly number[], day: Day): Promise<Map<number, string[]>> {
+  const byPerson = new Map<number, string[]>();
+  for (const part of statementChunks(personIds)) {
+    const rows = await db
+      .selectFrom('memberships as m')
+      .innerJoin('groups as g', 'g.id', 'm.group_id')
+      .select(['m.person_id', 'g.path'])
+      .where('m.person_id', 'in', part)
+      .where(activeOn('m', day))
+      .execute();
+    for (const row of rows) {
+      const id = Number(row.person_id);
+      byPerson.set(id, [...(byPerson.get(id) ?? []), row.path]);
+    }
+  }
+  return byPerson;
 }
 
 export async function rootGroup(db: TenantDb): Promise<{ id: number; path: string }> {

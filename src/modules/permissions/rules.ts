@@ -3,6 +3,7 @@ import { atLeast, isActiveOn, permissionOn, type Day, type Permission, type Role
 import type { TenantDatabase } from '../../db/types.js';
 import {
   activeGroupPaths,
+  activeGroupPathsByPerson,
   activeGroupPathsOfPeople,
   activeOn,
   groupAmong,
@@ -79,9 +80,13 @@ function groupsWith(roles: readonly RoleRow[], needed: Permission) {
  * when P has none (groups.md section 3): who may see (read) and who may change (write) P.
  */
 export async function holdsOnPerson(db: TenantDb, access: Access, personId: number, needed: Permission): Promise<boolean> {
-  const paths = await activeGroupPaths(db, personId, access.day);
-  if (paths.length === 0) return atLeast(access.on(access.root.path), needed);
-  return paths.some((path) => atLeast(access.on(path), needed));
+  return holdsWhere(access, await activeGroupPaths(db, personId, access.day), needed);
+}
+
+/** holdsOnPerson, given the paths of P's active memberships. */
+function holdsWhere(access: Access, personPaths: readonly string[], needed: Permission): boolean {
+  if (personPaths.length === 0) return atLeast(access.on(access.root.path), needed);
+  return personPaths.some((path) => atLeast(access.on(path), needed));
 }
 
 /** Who sees P: P themself, P's guardians, and those with `read` where P is (section 3). */
@@ -92,10 +97,21 @@ export async function canSeePerson(db: TenantDb, access: Access, personId: numbe
 }
 
 /** How the caller may change P: every field (write where P is), the profile only (a guardian), or not at all. */
-export async function rightToChange(db: TenantDb, access: Access, personId: number): Promise<'full' | 'profile' | null> {
+export type ChangeRight = 'full' | 'profile' | null;
+
+/** The caller's right to change P, read now. */
+export async function rightToChange(db: TenantDb, access: Access, personId: number): Promise<ChangeRight> {
   if (await holdsOnPerson(db, access, personId, 'write')) return 'full';
   if (await isGuardian(db, access.personId, personId)) return 'profile';
   return null;
+}
+
+/** rightToChange for many people (a CSV import) in a statement per 500 and one more, by id. */
+export async function rightsToChange(db: TenantDb, access: Access, personIds: readonly number[]): Promise<Map<number, ChangeRight>> {
+  const pathsOf = await activeGroupPathsByPerson(db, personIds, access.day);
+  const wards = new Set(await wardIdsOf(db, access.personId));
+  const rightOf = (id: number): ChangeRight => (holdsWhere(access, pathsOf.get(id) ?? [], 'write') ? 'full' : wards.has(id) ? 'profile' : null);
+  return new Map(personIds.map((id) => [id, rightOf(id)]));
 }
 
 /**

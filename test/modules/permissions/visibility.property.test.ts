@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS, type Permission } from '../../../src/access/permissions.js';
 import { toDbTimestamp } from '../../../src/lib/time.js';
 import { listVisiblePeople } from '../../../src/modules/people/queries.js';
-import { accessOf, canSeePerson, rightToChange } from '../../../src/modules/permissions/rules.js';
+import { accessOf, canSeePerson, rightsToChange, rightToChange } from '../../../src/modules/permissions/rules.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { replaceGroupTree } from '../../helpers/group-tree.js';
 
@@ -11,7 +11,8 @@ import { replaceGroupTree } from '../../helpers/group-tree.js';
  * groups.md sections 2 and 3 against a plain reading of them: for random trees (up to 50
  * groups), random memberships with random dates, random guardianships and a random caller, the
  * permission module (its SQL for lists, its checks for one person) answers what walking up the
- * tree answers, for seeing a person and for changing them.
+ * tree answers, for seeing a person and for changing them (one by one, and for all at once as
+ * the CSV import asks).
  */
 const ROLES: Record<string, { permission: Permission; scope: 'group' | 'subtree' }> = {
   admin: { permission: 'admin', scope: 'subtree' },
@@ -114,6 +115,7 @@ describe('who sees and who changes whom', () => {
         const listed = new Set(
           (await listVisiblePeople(db, access, { activeOn: DAY, sort: 'id' }, null, 1000)).map((row) => Number(row.id)),
         );
+        const rights = await rightsToChange(db, access, personIds);
         for (let p = 0; p < PEOPLE; p++) {
           const id = personIds[p]!;
           const sees = p === w.caller || isGuardian(w, p) || referenceHolds(w, p, 'read');
@@ -123,6 +125,7 @@ describe('who sees and who changes whom', () => {
           const right = await rightToChange(db, access, id);
           expect(right === 'full', `changes person ${p}`).toBe(writes);
           expect(right === 'profile', `guardian of person ${p}`).toBe(!writes && isGuardian(w, p));
+          expect(rights.get(id), `all at once, person ${p}`).toBe(right);
         }
       }),
       { numRuns: 40 },
