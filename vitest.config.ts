@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // On PostgreSQL, the database every test app copies (test/helpers/pg-template.ts).
+    globalSetup: ['./test/helpers/pg-template.ts'],
     pool: 'forks',
     // Two files at a time even on two cores (Vitest's default there is one): most of the suite
     // waits on child processes, databases, timers and leases, not on the CPU. Every test has its

@@ -12,6 +12,8 @@ import { createUser } from '../../src/modules/users/rules.js';
 import type { NewUser } from '../../src/modules/users/schemas.js';
 import type { UserRow } from '../../src/modules/users/queries.js';
 import { testServices } from './services.js';
+import { DEMO_TENANT } from './pg-template.js';
+import { inject } from 'vitest';
 import { toDbTimestamp } from '../../src/lib/time.js';
 
 export interface TestApp {
@@ -45,7 +47,9 @@ export async function buildTestApp(
   beforeReady?: (app: FastifyInstance) => void,
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-test-'));
-  const services = await testServices();
+  // On PostgreSQL the database is a copy of one with tenant "demo" (pg-template.ts), unless the
+  // test chooses a database of its own.
+  const services = await testServices(env.DATABASE_URL === undefined ? inject('demoTemplateDatabase') : null);
   const config = loadConfig({
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
@@ -55,7 +59,7 @@ export async function buildTestApp(
     ...env,
   });
   const storage = await openStorage(config);
-  await createTenant(storage, 'demo');
+  if (!services.copied) await createTenant(storage, DEMO_TENANT);
   const app = await buildApp(config, { storage, ...deps });
   beforeReady?.(app);
   await app.ready();

@@ -24,13 +24,23 @@ async function withAdminClient<T>(run: (client: pg.Client) => Promise<T>): Promi
   }
 }
 
-/** A new, empty PostgreSQL database on DATABASE_URL's server; drop() removes it. */
-export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `ga_test_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
-  await withAdminClient((client) => client.query(`create database "${name}"`));
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A new PostgreSQL database on DATABASE_URL's server, empty or a copy of `template` (which must
+ * have no connection open); drop() removes it.
+ */
+export async function createTestDatabase(prefix = 'ga_test', template?: string): Promise<TestDatabase> {
+  const name = `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+  await withAdminClient((client) => client.query(`create database "${name}"${template ? ` template "${template}"` : ''}`));
   const url = new URL(DATABASE_URL!);
   url.pathname = `/${name}`;
   return {
+    name,
     url: url.toString(),
     drop: async () => {
       await withAdminClient((client) => client.query(`drop database if exists "${name}" with (force)`));
@@ -38,17 +48,23 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   };
 }
 
-export async function testServices(): Promise<TestServices> {
+/**
+ * `template`: a database to copy (PostgreSQL runs only); the test's database is then that copy.
+ * `copied` tells whether it was: the caller sets up what the template holds only when not.
+ */
+export async function testServices(template: string | null = null): Promise<TestServices & { copied: boolean }> {
   const env: Record<string, string> = {};
   let drop: () => Promise<void> = async () => {};
+  let copied = false;
   if (DATABASE_URL) {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase('ga_test', template ?? undefined);
     env.DATABASE_URL = database.url;
     drop = database.drop;
+    copied = template !== null;
   }
   if (REDIS_URL) {
     env.REDIS_URL = REDIS_URL;
     env.REDIS_KEY_PREFIX = `test-${randomUUID()}`;
   }
-  return { env, cleanup: drop };
+  return { env, cleanup: drop, copied };
 }
