@@ -166,7 +166,9 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
       for (const table of tables) {
         // Schema and table names are ours (tenantSchema, a fixed list), never user input.
         const qualified = `"${schema}"."${table}"`;
-        await sql`select setval(pg_get_serial_sequence(${qualified}, 'id'), coalesce(max(id), 0) + 1, false) from ${sql.id(schema, table)}`.execute(root);
+        // Past the largest id, and never back: a writer beside the import may hold numbers above
+        // it, and a multi-row insert relies on its rows' numbers rising (statement-chunks.ts).
+        await sql`select setval(pg_get_serial_sequence(${qualified}, 'id'), greatest(coalesce(max(id), 0) + 1, nextval(pg_get_serial_sequence(${qualified}, 'id'))), false) from ${sql.id(schema, table)}`.execute(root);
       }
     },
     migrateRegistry: async () => {

@@ -15,7 +15,8 @@ export function statementChunks<T>(items: readonly T[]): T[][] {
  * The ids a multi-row INSERT's RETURNING gave, in the order its rows were listed. Neither dialect
  * promises an order for RETURNING, but both number the rows of one statement in the order listed
  * (SQLite's AUTOINCREMENT and a PostgreSQL sequence only ever count up, and another writer's
- * numbers fall between ours at most), so the ids sorted ascending are the rows' ids in order.
+ * numbers fall between ours at most; the one setval, of `import laravel`, never moves a sequence
+ * back), so the ids sorted ascending are the rows' ids in order.
  */
 export function idsInListedOrder(returned: readonly { id: number | string | bigint }[]): number[] {
   return returned.map((row) => Number(row.id)).sort((a, b) => a - b);

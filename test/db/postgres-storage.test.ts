@@ -105,6 +105,23 @@ describe.runIf(DATABASE_URL)('PostgreSQL storage', () => {
     expect(count).toBe(1);
   });
 
+  it('moves an id sequence past the largest id after explicit ids, and never back', async () => {
+    await createTenant(storage, 'acme');
+    const db = storage.tenantDb('acme');
+    const person = (username: string) => ({ username, email: `${username}@example.com`, firstname: 'A', lastname: 'B', password: 'x' });
+    // A row with an id the sequence did not give, as the Laravel import writes them: the next
+    // generated id follows it.
+    const first = await createUser(db, person('imported'));
+    await db.updateTable('users').set({ id: 40 }).where('id', '=', first.id).execute();
+    await storage.syncIdSequences('acme', ['users']);
+    expect((await createUser(db, person('next'))).id).toBe(41);
+    // Ids handed out and deleted since (an erased person): a second sync must not give them again.
+    for (const name of ['c', 'd', 'e']) await createUser(db, person(name));
+    await db.deleteFrom('users').where('id', '>', 40).execute();
+    await storage.syncIdSequences('acme', ['users']);
+    expect((await createUser(db, person('after'))).id).toBeGreaterThan(44);
+  });
+
   it('migrates again without changes', async () => {
     await createTenant(storage, 'acme');
     expect(await migrateAll(storage)).toBe(1);

@@ -57,10 +57,10 @@ export async function testServices(template: string | null = null): Promise<Test
   let drop: () => Promise<void> = async () => {};
   let copied = false;
   if (DATABASE_URL) {
-    const database = await createTestDatabase('ga_test', template ?? undefined);
+    const database = await createTestDatabase('ga_test', template || undefined);
     env.DATABASE_URL = database.url;
     drop = database.drop;
-    copied = template !== null;
+    copied = Boolean(template);
   }
   if (REDIS_URL) {
     env.REDIS_URL = REDIS_URL;
