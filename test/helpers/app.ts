@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { inject } from 'vitest';
 import { checkContract } from './contract.js';
 import { buildApp, type AppDeps } from '../../src/app.js';
 import { openStorage } from '../../src/server/first-start.js';
@@ -13,7 +14,6 @@ import type { NewUser } from '../../src/modules/users/schemas.js';
 import type { UserRow } from '../../src/modules/users/queries.js';
 import { testServices } from './services.js';
 import { DEMO_TENANT } from './pg-template.js';
-import { inject } from 'vitest';
 import { toDbTimestamp } from '../../src/lib/time.js';
 
 export interface TestApp {

@@ -21,8 +21,9 @@ export const DEMO_TENANT = 'demo';
  * Global setup of the PostgreSQL run: migrates the registry and tenant "demo" once, into a
  * database that every test app's database is then copied from (CREATE DATABASE ... TEMPLATE).
  * Creating, migrating and provisioning took about 370 ms for each test app, a copy takes about
- * 200, and a pass builds some 350 apps on PostgreSQL. The template is the very database the migrations make, so what a
- * test sees is what a fresh one would give it, timestamps of the set-up apart.
+ * 200, and a pass builds some 350 apps on PostgreSQL. The template is the very database the
+ * migrations make, so what a test sees is what a fresh one would give it, timestamps of the
+ * set-up apart.
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
   if (!DATABASE_URL) {
