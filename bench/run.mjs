@@ -47,9 +47,10 @@ const { setupData, setupPeople, peoplePages, setupEvents, registerStorm, PASSWOR
 
 // Both servers run with the Node flags `npm start` gives the service (package.json), so the
 // numbers are those of `npm start`, and the baseline is measured on equal terms.
-const nodeFlags = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-  .scripts.start.split(/\s+/)
-  .filter((arg) => arg.startsWith('--'));
+const startCommand = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start.split(/\s+/);
+const nodeFlags = startCommand.filter((arg) => arg.startsWith('--'));
+// ... and the script it runs (the bundle, not the compiled tree beside it).
+const SERVER = startCommand.at(-1);
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -187,10 +188,10 @@ if (scenarios.includes('baseline')) {
   await stop(baseline.child);
 }
 
-const server = await start(join(root, 'dist/server.js'), env, '/ready');
+const server = await start(join(root, SERVER), env, '/ready');
 /** A scenario on a server of its own (the many tenants, the 100,000 people), so the peak RSS it reports is the scenario's. */
 async function onOwnServer(serverEnv, run) {
-  const own = await start(join(root, 'dist/server.js'), serverEnv, '/ready');
+  const own = await start(join(root, SERVER), serverEnv, '/ready');
   try {
     const row = await run(own.port);
     row.peakRssMb = peakRssMb(own.child.pid);
@@ -287,7 +288,7 @@ const product = {
   // until the last answer is in, and whether the counts came out exact.
   // On PostgreSQL, two instances share the storm (issue 20: within 3 s there, 2 s on SQLite).
   'register-storm': async () => {
-    const second = env.DATABASE_URL ? await start(join(root, 'dist/server.js'), env, '/ready') : null;
+    const second = env.DATABASE_URL ? await start(join(root, SERVER), env, '/ready') : null;
     const urls = [server.port, ...(second ? [second.port] : [])].map((port) => `http://127.0.0.1:${port}`);
     const storms = [];
     try {

@@ -2,7 +2,7 @@
 // The command line runs the compiled service; `npm install` builds it (the prepare script).
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/cli/main.js', import.meta.url);
+const entry = new URL('../dist/bundle/cli.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('groupadmin: not built yet; run `npm run build` first\n');
   process.exit(1);

@@ -52,7 +52,7 @@ for (const user of USERS) {
   cli(['user', 'create', TENANT, user, '--email', `${user}@example.com`, '--firstname', 'S', '--lastname', 'T', '--password-stdin'], PASSWORD);
 }
 
-const server = spawn(process.execPath, [join(root, 'dist/server.js')], { env, stdio: ['ignore', 2, 'inherit'] });
+const server = spawn(process.execPath, [join(root, 'dist/bundle/server.js')], { env, stdio: ['ignore', 2, 'inherit'] });
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 const host = `${TENANT}.localhost`;
 const call = (method, path, { token, body, raw } = {}) =>

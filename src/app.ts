@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -48,8 +48,9 @@ import { createRequestAccess } from './modules/permissions/request.js';
 import { createCursorCodec, cursorScope } from './http/paging.js';
 import { readOrCreateSetting } from './db/settings.js';
 import { serializerCompiler } from './http/serializer.js';
+import { PACKAGE_ROOT } from './lib/package-root.js';
 
-const { version: SERVICE_VERSION } = createRequire(import.meta.url)('../package.json') as { version: string };
+const { version: SERVICE_VERSION } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
 const REDIS_CONNECT_WAIT_MS = 2000;
 /**
  * Token uses are written in batches this often (last_used_at is at most this much behind), and

@@ -1,12 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PACKAGE_ROOT } from '../lib/package-root.js';
 import { tenantSlugForHost, type HostRules } from '../lib/tenant-hosts.js';
 import type { TenantLookup } from './tenant.js';
 
-/** Where `vite build` puts the web app (the same folder from src/http and from dist/http). */
-export const WEB_ROOT = fileURLToPath(new URL('../../dist/web/', import.meta.url));
+/** Where `vite build` puts the web app. */
+export const WEB_ROOT = join(PACKAGE_ROOT, 'dist/web/');
 
 /**
  * The pages' content policy: scripts, styles and API calls from this origin only, no inline script

@@ -20,6 +20,6 @@ describe('benchmark script', () => {
     const startScript: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;
     const recorded = JSON.parse(readFileSync(written, 'utf8'));
     expect(recorded.options.nodeFlags).toContainEqual(expect.stringMatching(/^--max-semi-space-size=\d+$/));
-    expect(startScript).toBe(`node ${recorded.options.nodeFlags.join(' ')} dist/server.js`);
+    expect(startScript).toBe(`node ${recorded.options.nodeFlags.join(' ')} dist/bundle/server.js`);
   }, 150_000);
 });

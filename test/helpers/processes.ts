@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = fileURLToPath(new URL('../../bin/groupadmin.js', import.meta.url));
-const SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
+const SERVER = fileURLToPath(new URL('../../dist/bundle/server.js', import.meta.url));
 
 export interface CliResult {
   status: number | null;
@@ -89,7 +89,7 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the built production server (`node dist/server.js`) on a free port. */
+/** Starts the built production server (`node dist/bundle/server.js`, as `npm start` does) on a free port. */
 export async function startServer(env: Record<string, string>, scheme: 'http' | 'https' = 'http'): Promise<ServerProcess> {
   const child = spawn(process.execPath, [SERVER], {
     cwd: ROOT,

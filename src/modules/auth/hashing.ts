@@ -26,6 +26,7 @@ export interface HashingThreads {
   stop(): Promise<void>;
 }
 
+// Beside this module in src/ and dist/; scripts/bundle.mjs copies it beside the bundle.
 const WORKER = new URL('./hash-worker.mjs', import.meta.url).href;
 
 /**
