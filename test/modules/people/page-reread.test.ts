@@ -1,8 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { UserRow } from '../../../src/modules/users/queries.js';
 import { sortKey } from '../../../src/lib/sort-key.js';
-import { buildTestApp, hostOf, JSON_HEADERS, type TestApp } from '../../helpers/app.js';
-import { regionWithMembers } from '../../helpers/region.js';
+import type { TestApp } from '../../helpers/app.js';
 
 /**
  * A change that lands between a people page's query and the read of the people whose JSON is not
@@ -23,6 +22,16 @@ vi.mock('../../../src/modules/people/queries.js', async (original) => {
   };
 });
 
+// Files share their worker's modules (vitest.config.ts, isolate: false): the app is loaded anew
+// here, after the mock, or it would keep the queries an earlier file loaded.
+let helpers: typeof import('../../helpers/app.js');
+let regionWithMembers: typeof import('../../helpers/region.js').regionWithMembers;
+beforeAll(async () => {
+  vi.resetModules();
+  helpers = await import('../../helpers/app.js');
+  ({ regionWithMembers } = await import('../../helpers/region.js'));
+});
+
 describe('GET /people: a page read again whole after someone on it changed', () => {
   let t: TestApp;
   let token: string;
@@ -30,13 +39,13 @@ describe('GET /people: a page read again whole after someone on it changed', () 
   let ids: Record<string, number>;
 
   const get = async (url: string) => {
-    const answer = await t.app.inject({ method: 'GET', url: `/api${url}`, headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${token}` } });
+    const answer = await t.app.inject({ method: 'GET', url: `/api${url}`, headers: { ...helpers.JSON_HEADERS, host: helpers.hostOf('demo'), authorization: `Bearer ${token}` } });
     expect(answer.statusCode).toBe(200);
     return answer.json().data as { people: { id: number; lastname: string }[]; next_cursor: string | null };
   };
 
   beforeEach(async () => {
-    t = await buildTestApp();
+    t = await helpers.buildTestApp();
     ({ token, region, ids } = await regionWithMembers(t, ['Aebi', 'Brun', 'Cadonau', 'Derungs', 'Egli', 'Frei']));
   });
   afterEach(() => t.close());
