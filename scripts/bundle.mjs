@@ -5,6 +5,7 @@
 // bundled, a start takes about a third of that. The other packages stay as installed: they
 // are CommonJS, which Node loads quickly, and some find files of their own beside their code.
 import { copyFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url);
@@ -15,7 +16,8 @@ const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsW
 rmSync(new URL('dist/bundle', root), { recursive: true, force: true });
 
 await build({
-  absWorkingDir: root.pathname,
+  // A path, not the URL's pathname: that keeps a space in the folder's name as %20.
+  absWorkingDir: fileURLToPath(root),
   entryPoints: { server: 'dist/server.js', cli: 'dist/cli/main.js' },
   outdir: 'dist/bundle',
   bundle: true,
