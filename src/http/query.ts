@@ -10,8 +10,8 @@ import { errors, fieldMessages, type FieldErrors } from '../errors.js';
 export function prohibitUnknownQuery(query: unknown, allowed: readonly string[]): void {
   const unknown = Object.keys((query ?? {}) as object).filter((name) => !allowed.includes(name));
   if (unknown.length === 0) return;
-  const fieldErrors: FieldErrors = {};
-  for (const name of unknown) fieldErrors[name] = [fieldMessages.prohibited(name)];
+  // Made from entries, so that a parameter named `__proto__` is a field like any other.
+  const fieldErrors: FieldErrors = Object.fromEntries(unknown.map((name) => [name, [fieldMessages.prohibited(name)]]));
   throw errors.validation(fieldErrors);
 }
 

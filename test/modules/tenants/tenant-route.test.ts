@@ -41,6 +41,18 @@ describe('GET /api/tenant and the tenant time zone', () => {
       message: 'The foo field is prohibited. (and 1 more error)',
       errors: { foo: ['The foo field is prohibited.'], sort_by: ['The sort by field is prohibited.'] },
     });
+    // A name every object has is named like any other (the answer's text, since JSON.parse and
+    // an object literal would each read `__proto__` their own way).
+    const proto = await t.app.inject({
+      method: 'GET',
+      url: '/api/tenant?__proto__=1&constructor=2',
+      headers: { ...JSON_HEADERS, host: hostOf('demo'), authorization: `Bearer ${token}` },
+    });
+    expect(proto.statusCode).toBe(422);
+    expect(proto.body).toBe(
+      '{"success":false,"message":"The   proto   field is prohibited. (and 1 more error)","errors":' +
+        '{"__proto__":["The   proto   field is prohibited."],"constructor":["The constructor field is prohibited."]}}',
+    );
   });
 
   it('shows a new time zone at once, by its canonical name', async () => {
