@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { atLeast } from '../../access/permissions.js';
-import { errors, fieldMessages, type FieldErrors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
@@ -13,6 +13,7 @@ import { requireGroup } from '../groups/rules.js';
 import { groupMembershipKey, listGroupMemberships } from './queries.js';
 import { changeMembership, grantMembership, removeMembership, requireGrantable, requireVisibleMembership } from './rules.js';
 import { GroupMembershipSchema, GroupMembershipsQuery, MembershipSchema, MembershipUpdateSchema, NewMembershipSchema, toApiMembership } from './schemas.js';
+import { refuseFields } from '../users/schemas.js';
 
 const tags = ['memberships'];
 const MembershipAnswer = Envelope(Type.Object({ membership: MembershipSchema }));
@@ -112,9 +113,7 @@ const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async 
       },
     },
     async (request, reply) => {
-      const prohibited: FieldErrors = {};
-      for (const field of FIXED) if (Object.hasOwn(request.body, field)) prohibited[field] = [fieldMessages.prohibited(field)];
-      if (Object.keys(prohibited).length > 0) throw errors.validation(prohibited);
+      refuseFields(request.body, FIXED);
       const { membership, access } = writable.found(request);
       const updated = await changeMembership(request.tenant.db, access, membership, request.body, request.headers['if-match']);
       reply.header('etag', etagOf(updated.version));
