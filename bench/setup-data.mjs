@@ -3,7 +3,6 @@
 // with a login token. Users share one precomputed password hash, so setting up 20,000 of them
 // takes seconds, not hours.
 import { get } from 'node:http';
-import { sql } from 'kysely';
 import { loadConfig } from '../dist/config.js';
 import { openStorage } from '../dist/server/first-start.js';
 import { createTenant } from '../dist/modules/tenants/rules.js';
@@ -135,10 +134,6 @@ export async function setupPeople(env, { people = 10_000, slug = 'people', width
   const token = await withRole('leader', 'Region', 'Leader', regions[0].id, 'leader');
   // An administrator of the whole tenant, for the CSV export of everyone.
   const adminToken = await withRole('admin', 'Tenant', 'Admin', root.id, 'admin');
-  // PostgreSQL plans by its statistics of the tables, and reads an index alone only where its
-  // visibility map says the table's pages hold no changes in flight. A running database has both
-  // (autovacuum vacuums and analyzes within about a minute of a bulk load); the bench does not wait.
-  if (env.DATABASE_URL) await sql`vacuum analyze`.execute(db);
   await storage.close();
   return { token, adminToken, regionId: regions[0].id, rootId: Number(root.id), host: `${slug}.localhost`, slug };
 }
