@@ -46,8 +46,7 @@ export async function serve(config: Config, role: ServeRole = 'single'): Promise
     onError: (err) => app.log.warn({ err }, 'webhook deliveries: could not read or write their state'),
   });
   ({ stop } = stopGracefully(app.log as Logger, config.shutdownTimeoutMs, async () => {
-    pruning.stop();
-    await webhooks.stop();
+    await Promise.all([pruning.stop(), webhooks.stop()]);
     leftovers?.cancel();
     await app.close();
     await leftovers?.done;

@@ -20,17 +20,22 @@ const FIRST_RUN_MS = 10 * 60_000;
  * Prunes change records once a day in the running service (`groupadmin changes prune` does the
  * same on demand). Every instance runs it; a second run finds nothing left to delete.
  */
-export function scheduleChangePruning(storage: Storage, days: number, onError: (err: unknown) => void): { stop(): void } {
-  const run = () => void pruneChangeRecords(storage, days).catch(onError);
+export function scheduleChangePruning(storage: Storage, days: number, onError: (err: unknown) => void): { stop(): Promise<void> } {
+  // The prune under way: stop() waits for it, so no query runs after the storage closes.
+  let pruning: Promise<unknown> = Promise.resolve();
+  const run = () => {
+    pruning = pruneChangeRecords(storage, days).catch(onError);
+  };
   let daily: NodeJS.Timeout | undefined;
   const first = setTimeout(() => {
     run();
     daily = setInterval(run, DAY_MS).unref();
   }, FIRST_RUN_MS).unref();
   return {
-    stop() {
+    async stop() {
       clearTimeout(first);
       if (daily) clearInterval(daily);
+      await pruning;
     },
   };
 }

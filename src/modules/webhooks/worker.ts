@@ -51,6 +51,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): { stop(): Pro
   const inFlight = new Map<string, Promise<void>>();
   const stopping = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  // The look for due messages under way: stop() waits for it, so no query runs after the storage closes.
+  let looking: Promise<void> = Promise.resolve();
   // Each look starts at the next tenant, so a busy tenant cannot keep the others waiting.
   let firstTenant = 0;
 
@@ -63,6 +65,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): { stop(): Pro
       const db = storage.tenantDb(tenant);
       for (const id of await listDueWebhooks(db, Date.now(), free)) {
         const key = `${tenant}/${id}`;
+        if (stopping.signal.aborted) return;
         if (inFlight.has(key) || inFlight.size >= concurrency) continue;
         const run = sendDue(db, id)
           .catch(options.onError)
@@ -144,28 +147,25 @@ export function startWebhookWorker(options: WebhookWorkerOptions): { stop(): Pro
       return outcome.succeeded;
     });
 
-  const loop = () => {
-    timer = setTimeout(() => {
-      void tick()
-        .catch(options.onError)
-        .finally(() => {
-          if (!stopping.signal.aborted) loop();
-        });
-    }, pollMs);
-    timer.unref();
+  const look = () => {
+    looking = tick()
+      .catch(options.onError)
+      .finally(() => {
+        if (!stopping.signal.aborted) timer = setTimeout(look, pollMs).unref();
+      });
   };
   // The first look at once: messages left by an instance that died go out as soon as one starts.
-  void tick()
-    .catch(options.onError)
-    .finally(() => {
-      if (!stopping.signal.aborted) loop();
-    });
+  look();
 
   return {
     async stop() {
       stopping.abort();
       clearTimeout(timer);
-      await Promise.race([Promise.allSettled(inFlight.values()), new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
+      const settled = (async () => {
+        await looking;
+        await Promise.allSettled(inFlight.values());
+      })();
+      await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
     },
   };
 }

@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { KyselyPlugin } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pruneRecords } from '../../../src/modules/changes/queries.js';
-import { pruneChangeRecords } from '../../../src/modules/changes/prune.js';
+import { pruneChangeRecords, scheduleChangePruning } from '../../../src/modules/changes/prune.js';
 import { toDbTimestamp } from '../../../src/lib/time.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 import { daysFromNow } from '../../helpers/events.js';
@@ -164,6 +165,40 @@ describe('change records and GET /changes', () => {
     expect(await records()).toEqual([]);
     expect(await t.storage.tenantDb('other').selectFrom('change_records').selectAll().execute()).toEqual([]);
     expect((await call('admin', 'GET', '/changes?after=0')).statusCode).toBe(410);
+  });
+
+  it('prunes once a day after the first ten minutes; stop() waits for a prune under way', async () => {
+    await t.addTenant('other');
+    // The storage as it is, except that the prune's queries are counted as they finish.
+    let finished = 0;
+    const countFinished: KyselyPlugin = {
+      transformQuery: ({ node }) => node,
+      transformResult: async ({ result }) => {
+        finished += 1;
+        return result;
+      },
+    };
+    const storage = new Proxy(t.storage, {
+      get: (target, key, receiver) => (key === 'tenantDb' ? (slug: string) => target.tenantDb(slug).withPlugin(countFinished) : Reflect.get(target, key, receiver)),
+    });
+    const errors: unknown[] = [];
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    try {
+      const pruning = scheduleChangePruning(storage, 30, (err) => errors.push(err));
+      vi.advanceTimersByTime(10 * 60_000 - 1);
+      await Promise.resolve();
+      expect(finished).toBe(0);
+      vi.advanceTimersByTime(1);
+      await pruning.stop();
+      // The look for old records in each of the two tenants, both done when stop() returned.
+      expect(finished).toBe(2);
+      vi.advanceTimersByTime(2 * 86_400_000);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(finished).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(errors).toEqual([]);
   });
 
   it('needs changes:read and read on the root; refuses unknown and out-of-range parameters', async () => {

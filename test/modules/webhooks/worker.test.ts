@@ -1,5 +1,6 @@
+import type { KyselyPlugin } from 'kysely';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { REFUSED_ADDRESS } from '../../../src/modules/webhooks/message.js';
 import { startWebhookWorker } from '../../../src/modules/webhooks/worker.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
@@ -182,6 +183,41 @@ describe('webhook deliveries', () => {
     work([1]);
     const received = await receiver.waitFor(2, 5_000);
     expect(received[1]!.headers['webhook-id']).toBe(received[0]!.headers['webhook-id']);
+  });
+
+  it('when stopped in the middle of a look for due messages, runs no query after stop() returns', async () => {
+    await createWebhook();
+    await createGroup('Troop');
+    // The storage as it is, except that the worker is stopped right when its look has found the
+    // tenant and is about to read its due webhooks, and that the tenant's queries are noted.
+    let stopped: Promise<void> | undefined;
+    let returned = false;
+    const late: string[] = [];
+    const noteLate: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (returned) late.push(node.kind);
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    let worker: Worker | undefined;
+    const storage = new Proxy(t.storage, {
+      get(target, key, receiver) {
+        if (key !== 'tenantDb') return Reflect.get(target, key, receiver);
+        return (slug: string) => {
+          stopped ??= worker!.stop().then(() => {
+            returned = true;
+          });
+          return target.tenantDb(slug).withPlugin(noteLate);
+        };
+      },
+    });
+    worker = startWebhookWorker({ storage, allowPrivate: true, schedule: [1], pollMs: 50, onError: (err) => errors.push(err) });
+    await vi.waitUntil(() => stopped !== undefined, { timeout: 5_000 });
+    await stopped;
+    await sleep(300);
+    expect(late).toEqual([]);
+    expect(receiver.received).toEqual([]);
   });
 
   it('with two workers on one storage, sends every message once, in order, one at a time', async () => {
