@@ -151,6 +151,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   app.addHook('onClose', async () => {
     unsubscribe();
+    verifier.stop();
     await changeFeed.stop();
     await lastUse.stop();
     (app.log as Logger).flush();
@@ -242,7 +243,7 @@ async function createConfiguredRateLimits(app: FastifyInstance, config: Config, 
       app.log.warn({ err }, 'rate-limit counters failed; counting in this process instead');
     },
   };
-  if (!config.redisUrl) return createRateLimits(limits);
+  if (!config.redisUrl) return closedWithApp(app, createRateLimits(limits));
   const { createRedisClient, waitUntilReady } = await import('./http/rate-limit/redis.js');
   const redis = createRedisClient(config.redisUrl, app.log);
   // Start with shared counters when Redis is there; when it is not, start anyway and fall back.
@@ -252,7 +253,12 @@ async function createConfiguredRateLimits(app: FastifyInstance, config: Config, 
   app.addHook('onClose', async () => {
     redis.disconnect();
   });
-  return createRateLimits({ ...limits, redis });
+  return closedWithApp(app, createRateLimits({ ...limits, redis }));
+}
+
+function closedWithApp(app: FastifyInstance, limits: RateLimits): RateLimits {
+  app.addHook('onClose', async () => limits.close());
+  return limits;
 }
 
 /**

@@ -19,6 +19,7 @@ class LineBatcher {
   constructor(private readonly target: SonicBoom) {}
 
   write(line: string): boolean {
+    if (this.pending === '') holdingLines(this);
     this.pending += line;
     if (this.pending.length >= WRITE_AT_LENGTH) this.handOver();
     return true;
@@ -35,33 +36,49 @@ class LineBatcher {
     this.target.flushSync();
   }
 
-  private handOver(): void {
+  /** Hands over what it holds; the one timer below calls it within 250 ms of the first line. */
+  handOver(): void {
     if (this.pending === '') return;
     this.target.write(this.pending);
     this.pending = '';
   }
 }
 
-const batchers = new Set<LineBatcher>();
+/**
+ * The batchers holding lines, and one timer for all of them while any does. A batcher with
+ * nothing to write is held by its logger alone, so a closed app's logger goes with the app.
+ */
+const holding = new Set<LineBatcher>();
+let handOverTimer: NodeJS.Timeout | undefined;
 let flushOnExit = false;
 
+function holdingLines(batcher: LineBatcher): void {
+  holding.add(batcher);
+  handOverTimer ??= setTimeout(handOverAll, FLUSH_INTERVAL_MS).unref();
+}
+
+function handOverAll(): void {
+  handOverTimer = undefined;
+  const batchers = [...holding];
+  holding.clear();
+  for (const batcher of batchers) batcher.handOver();
+}
+
 /**
- * The service's JSON logger. Lines are buffered and written in batches (at 4 KiB, every 250 ms,
+ * The service's JSON logger. Lines are buffered and written in batches (at 4 KiB, within 250 ms,
  * and when the app closes): one write per request would cost a system call on the hot path.
  */
 export function createLogger(level: string): Logger {
   const batcher = new LineBatcher(pino.destination({ dest: 1, sync: false }));
-  setInterval(() => batcher.flush(), FLUSH_INTERVAL_MS).unref();
-  batchers.add(batcher);
   if (!flushOnExit) {
     flushOnExit = true;
     // A process that exits on purpose (process.exit) still writes out what it logged.
     process.once('exit', () => {
-      for (const pending of batchers) {
+      for (const pending of holding) {
         try {
           pending.flushSync();
         } catch {
-          // Nothing buffered, or the stream is gone: there is nothing left to save.
+          // The stream is gone: there is nothing left to save.
         }
       }
     });

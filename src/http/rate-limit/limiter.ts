@@ -29,6 +29,8 @@ export interface RateLimits {
   consume(bucket: Bucket, key: string): Promise<RateDecision>;
   /** The same, synchronously, where the counters live in this process; undefined elsewhere. */
   consumeNow?(bucket: Bucket, key: string): RateDecision;
+  /** Stops the sweep of ended windows (the app closes): nothing then holds the counters. */
+  close(): void;
 }
 
 export interface RateLimitOptions {
@@ -86,7 +88,7 @@ function createLocalRateLimits(options: RateLimitOptions): RateLimits {
   const windows = new Map<string, { count: number; endsAtMs: number }>();
   const windowMs = WINDOW_SECONDS * 1000;
   // Ended windows are dropped once a window; a key's next request starts a new one anyway.
-  setInterval(() => {
+  const sweep = setInterval(() => {
     const nowMs = Date.now();
     for (const [key, window] of windows) if (window.endsAtMs <= nowMs) windows.delete(key);
   }, windowMs).unref();
@@ -103,7 +105,7 @@ function createLocalRateLimits(options: RateLimitOptions): RateLimits {
     const limit = limitOf(bucket);
     return decide(limit, window.count, window.endsAtMs, nowMs, window.count <= limit);
   };
-  return { consumeNow, consume: async (bucket, key) => consumeNow(bucket, key) };
+  return { consumeNow, consume: async (bucket, key) => consumeNow(bucket, key), close: () => clearInterval(sweep) };
 }
 
 export function createRateLimits(options: RateLimitOptions): RateLimits {
@@ -182,5 +184,7 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
         entry.answers.push({ resolve, reject });
       });
     },
+    // Nothing of its own runs on: the stores' own timers end with the windows they keep.
+    close() {},
   };
 }

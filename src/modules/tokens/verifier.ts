@@ -41,6 +41,8 @@ export interface TokenVerifier {
   forgetAll(): void;
   /** After last_used_at was written for a token. */
   markUsed(tenant: string, tokenId: number, atMs: number): void;
+  /** Stops sweeping stale rows (the app closes): nothing then holds the cache. */
+  stop(): void;
 }
 
 export interface TokenVerifierOptions {
@@ -138,7 +140,7 @@ export function createTokenVerifier({ storage, isCurrent, maxAgeMs = TOKEN_ROW_M
 
   // Expired rows are dropped when read; the rest are swept here, so memory follows the tokens in
   // use rather than every token seen since start.
-  setInterval(() => cache.purgeStale(), Math.min(60_000, Math.max(1000, maxAgeMs))).unref();
+  const sweep = setInterval(() => cache.purgeStale(), Math.min(60_000, Math.max(1000, maxAgeMs))).unref();
 
   const forgetUser = (tenant: string, userId: number) => {
     const owner = userKey(tenant, userId);
@@ -182,6 +184,9 @@ export function createTokenVerifier({ storage, isCurrent, maxAgeMs = TOKEN_ROW_M
     },
     forgetAll() {
       cache.clear();
+    },
+    stop() {
+      clearInterval(sweep);
     },
     markUsed(tenant, tokenId, atMs) {
       const entry = cache.get(key(tenant, tokenId), { allowStale: true });
