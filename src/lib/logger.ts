@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
 
@@ -5,6 +6,7 @@ import pino, { type Bindings, type ChildLoggerOptions, type Logger } from 'pino'
 
 const FLUSH_INTERVAL_MS = 250;
 const WRITE_AT_LENGTH = 4096;
+const STDOUT = 1;
 
 type SonicBoom = ReturnType<typeof pino.destination>;
 
@@ -16,7 +18,11 @@ type SonicBoom = ReturnType<typeof pino.destination>;
 class LineBatcher {
   // Appending makes a rope, flattened once when handed over.
   private pending = '';
-  constructor(private readonly target: SonicBoom) {}
+  constructor(
+    private readonly target: SonicBoom,
+    /** The file descriptor sonic-boom writes to. */
+    private readonly fd: number,
+  ) {}
 
   write(line: string): boolean {
     if (this.pending === '') holdingLines(this);
@@ -31,9 +37,15 @@ class LineBatcher {
     this.target.flush(callback);
   }
 
+  /**
+   * At exit, all of it synchronously: a write handed to sonic-boom now would start as an
+   * asynchronous one, which the exiting process need not wait for.
+   */
   flushSync(): void {
-    this.handOver();
     this.target.flushSync();
+    if (this.pending === '') return;
+    writeSync(this.fd, this.pending);
+    this.pending = '';
   }
 
   /** Hands over what it holds; the one timer below calls it within 250 ms of the first line. */
@@ -69,7 +81,7 @@ function handOverAll(): void {
  * and when the app closes): one write per request would cost a system call on the hot path.
  */
 export function createLogger(level: string): Logger {
-  const batcher = new LineBatcher(pino.destination({ dest: 1, sync: false }));
+  const batcher = new LineBatcher(pino.destination({ dest: STDOUT, sync: false }), STDOUT);
   if (!flushOnExit) {
     flushOnExit = true;
     // A process that exits on purpose (process.exit) still writes out what it logged.
