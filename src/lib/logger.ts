@@ -5,15 +5,17 @@ import pino, { type Bindings, type ChildLoggerOptions, type Logger } from 'pino'
 // HOT PATH (see README, "Architecture"): log lines handed over in batches.
 
 const FLUSH_INTERVAL_MS = 250;
-const WRITE_AT_LENGTH = 4096;
+const WRITE_AT_LENGTH = 64 * 1024;
 const STDOUT = 1;
 
 type SonicBoom = ReturnType<typeof pino.destination>;
 
 /**
- * Collects log lines and hands them to sonic-boom about 4 KiB at a time: sonic-boom measures the
- * byte length of everything it holds on each write, which cost more than building the line when
- * lines came one per request (measured: 2.4% of a GET /api/user profile).
+ * Collects log lines and hands them to sonic-boom about 64 KiB at a time. Each hand-over is an
+ * asynchronous write, which wakes a thread of libuv's pool: with one line per request that was
+ * 2.4 % of a GET /api/user profile (sonic-boom also measures the byte length of all it holds on
+ * each write), and with 4 KiB batches still about 2 us of a request's 37-41 us of server CPU
+ * (PostgreSQL + Redis, 50 connections, seven alternating pairs: mean 38.6 -> 36.6 us).
  */
 class LineBatcher {
   // Appending makes a rope, flattened once when handed over.
@@ -77,7 +79,7 @@ function handOverAll(): void {
 }
 
 /**
- * The service's JSON logger. Lines are buffered and written in batches (at 4 KiB, within 250 ms,
+ * The service's JSON logger. Lines are buffered and written in batches (at 64 KiB, within 250 ms,
  * and when the app closes): one write per request would cost a system call on the hot path.
  */
 export function createLogger(level: string): Logger {
