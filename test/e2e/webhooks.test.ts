@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { openStorage } from '../../src/server/first-start.js';
 import { createTenantAndUser, freePort, http, ROOT, runCli, startServer, type ServerProcess } from '../helpers/processes.js';
 import { testServices, type TestServices } from '../helpers/services.js';
+import { waitFor } from '../helpers/wait.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -178,7 +179,8 @@ describe('webhooks with real server processes', () => {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
-      await sleep(300);
+      // Listening once it answers anything (an unsigned request: 401).
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST' }).catch(() => null))?.status === 401, 10_000);
       const ping = await call(server, 'POST', `/webhooks/${webhook.id}/test`);
       expect(ping.body.data.delivery.status_code).toBe(204);
       const group = (await call(server, 'POST', '/groups', { parent_id: await rootOf(server), name: 'Patrol' })).body.data.group.id;
