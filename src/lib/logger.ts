@@ -1,6 +1,6 @@
-import { writeSync } from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
+import { FdWriter, makeStdoutNonBlocking } from './fd-writer.js';
 
 // HOT PATH (see README, "Architecture"): log lines handed over in batches.
 
@@ -8,23 +8,16 @@ const FLUSH_INTERVAL_MS = 250;
 const WRITE_AT_LENGTH = 64 * 1024;
 const STDOUT = 1;
 
-type SonicBoom = ReturnType<typeof pino.destination>;
-
 /**
- * Collects log lines and hands them to sonic-boom about 64 KiB at a time. Each hand-over is an
- * asynchronous write, which wakes a thread of libuv's pool: with one line per request that was
- * 2.4 % of a GET /api/user profile (sonic-boom also measures the byte length of all it holds on
- * each write), and with 4 KiB batches still about 2 us of a request's 37-41 us of server CPU
- * (PostgreSQL + Redis, 50 connections, seven alternating pairs: mean 38.6 -> 36.6 us).
+ * Collects log lines and writes them about 64 KiB at a time: one write per request would cost a
+ * system call on the hot path (with one line per request, 2.4 % of a GET /api/user profile; with
+ * 4 KiB batches handed to sonic-boom's asynchronous writes still about 2 us of a request's 37-41 us
+ * of server CPU: PostgreSQL + Redis, 50 connections, seven alternating pairs, mean 38.6 -> 36.6 us).
  */
 class LineBatcher {
   // Appending makes a rope, flattened once when handed over.
   private pending = '';
-  constructor(
-    private readonly target: SonicBoom,
-    /** The file descriptor sonic-boom writes to. */
-    private readonly fd: number,
-  ) {}
+  constructor(private readonly target: FdWriter) {}
 
   write(line: string): boolean {
     if (this.pending === '') holdingLines(this);
@@ -39,15 +32,10 @@ class LineBatcher {
     this.target.flush(callback);
   }
 
-  /**
-   * At exit, all of it synchronously: a write handed to sonic-boom now would start as an
-   * asynchronous one, which the exiting process need not wait for.
-   */
+  /** All of it, synchronously: pino calls this after a fatal line. */
   flushSync(): void {
+    this.handOver();
     this.target.flushSync();
-    if (this.pending === '') return;
-    writeSync(this.fd, this.pending);
-    this.pending = '';
   }
 
   /** Hands over what it holds; the one timer below calls it within 250 ms of the first line. */
@@ -64,7 +52,8 @@ class LineBatcher {
  */
 const holding = new Set<LineBatcher>();
 let handOverTimer: NodeJS.Timeout | undefined;
-let flushOnExit = false;
+/** The one writer to standard output, shared by every logger so their lines never interleave. */
+let stdout: FdWriter | undefined;
 
 function holdingLines(batcher: LineBatcher): void {
   holding.add(batcher);
@@ -78,26 +67,28 @@ function handOverAll(): void {
   for (const batcher of batchers) batcher.handOver();
 }
 
+function standardOutput(): FdWriter {
+  if (stdout) return stdout;
+  makeStdoutNonBlocking();
+  const writer = new FdWriter(STDOUT);
+  // A process that exits on purpose (process.exit) or on its own still writes out what it logged.
+  process.once('exit', () => {
+    try {
+      for (const pending of holding) pending.handOver();
+      writer.flushSync();
+    } catch {
+      // Standard output is gone: there is nothing left to save.
+    }
+  });
+  return (stdout = writer);
+}
+
 /**
  * The service's JSON logger. Lines are buffered and written in batches (at 64 KiB, within 250 ms,
- * and when the app closes): one write per request would cost a system call on the hot path.
+ * when the app closes, and at exit).
  */
 export function createLogger(level: string): Logger {
-  const batcher = new LineBatcher(pino.destination({ dest: STDOUT, sync: false }), STDOUT);
-  if (!flushOnExit) {
-    flushOnExit = true;
-    // A process that exits on purpose (process.exit) still writes out what it logged.
-    process.once('exit', () => {
-      for (const pending of holding) {
-        try {
-          pending.flushSync();
-        } catch {
-          // The stream is gone: there is nothing left to save.
-        }
-      }
-    });
-  }
-  return pino({ level }, batcher);
+  return pino({ level }, new LineBatcher(standardOutput()));
 }
 
 /**

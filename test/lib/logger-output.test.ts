@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
 const LOGGER = new URL('../../dist/lib/logger.js', import.meta.url).href;
@@ -37,4 +37,78 @@ describe('the service logger', () => {
     expect(lines.map((line) => line.msg)).toEqual(['first', 'last of a', 'last of b']);
     expect(lines.every((line) => line.level === 30)).toBe(true);
   }, 10_000);
+
+  it('writes every line at process.exit to a pipe whose reader lags, in order', async () => {
+    // process.stdout opened first makes the pipe non-blocking, as under many process managers.
+    const child = spawnChild(`
+      void process.stdout;
+      const log = createLogger('info');
+      for (let i = 0; i < 3000; i++) log.info({ i, padding: 'x'.repeat(200) }, 'line');
+      process.exit(0);
+    `);
+    // A reader that pauses 20 ms after every chunk: the child exits long before it has read.
+    let output = '';
+    child.stdout.on('data', (chunk: string) => {
+      output += chunk;
+      child.stdout.pause();
+      setTimeout(() => child.stdout.resume(), 20);
+    });
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    expect(code).toBe(0);
+    const numbers = output.trim().split('\n').map((line) => (JSON.parse(line) as { i: number }).i);
+    expect(numbers).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+  }, 20_000);
+
+  it('goes on working while nothing reads its output, and writes it all once read', async () => {
+    // 4 MB of lines, far more than a pipe or socket holds. A blocking write would stop the child
+    // in its first full buffer, and the timer that reports back would never run.
+    const child = spawnChild(`
+      import { writeSync } from 'node:fs';
+      const log = createLogger('info');
+      for (let i = 0; i < 8000; i++) log.info({ i, padding: 'x'.repeat(440) }, 'line');
+      setTimeout(() => writeSync(2, 'still running\\n'), 50);
+      process.stdin.once('data', () => process.exit(0));
+    `);
+    child.stdout.pause();
+    await new Promise<void>((resolve) => child.stderr.on('data', (chunk: string) => chunk.includes('still running') && resolve()));
+    let output = '';
+    child.stdout.on('data', (chunk: string) => (output += chunk));
+    child.stdout.resume();
+    child.stdin.write('go\n');
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    expect(code).toBe(0);
+    const numbers = output.trim().split('\n').map((line) => (JSON.parse(line) as { i: number }).i);
+    expect(numbers).toEqual(Array.from({ length: 8000 }, (_, i) => i));
+  }, 20_000);
+
+  it('keeps running when the reader of its output goes away', async () => {
+    const child = spawnChild(`
+      import { writeSync } from 'node:fs';
+      const log = createLogger('info');
+      process.stdin.once('data', () => {
+        for (let i = 0; i < 2000; i++) log.info({ i, padding: 'x'.repeat(440) }, 'line');
+        setTimeout(() => {
+          log.info('after the reader left');
+          writeSync(2, 'still running\\n');
+          process.exit(0);
+        }, 300);
+      });
+    `);
+    child.stdout.destroy();
+    child.stdin.write('go\n');
+    let errors = '';
+    child.stderr.on('data', (chunk: string) => (errors += chunk));
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    expect(errors).toBe('still running\n');
+    expect(code).toBe(0);
+  }, 20_000);
 });
+
+/** A process running `body` as an ES module with createLogger imported, its three streams piped. */
+function spawnChild(body: string): ChildProcessWithoutNullStreams {
+  const source = `import { createLogger } from ${JSON.stringify(LOGGER)};\n${body}`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', source], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  return child;
+}
