@@ -1,12 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
-import { FdWriter, makeStdoutNonBlocking } from './fd-writer.js';
+import { stdoutWriter, type FdWriter } from './fd-writer.js';
 
 // HOT PATH (see README, "Architecture"): log lines handed over in batches.
 
 const FLUSH_INTERVAL_MS = 250;
 const WRITE_AT_LENGTH = 64 * 1024;
-const STDOUT = 1;
 
 /**
  * Collects log lines and writes them about 64 KiB at a time: one write per request would cost a
@@ -69,8 +68,7 @@ function handOverAll(): void {
 
 function standardOutput(): FdWriter {
   if (stdout) return stdout;
-  makeStdoutNonBlocking();
-  const writer = new FdWriter(STDOUT);
+  const writer = stdoutWriter();
   // A process that exits on purpose (process.exit) or on its own still writes out what it logged.
   process.once('exit', () => {
     try {

@@ -1,4 +1,7 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const LOGGER = new URL('../../dist/lib/logger.js', import.meta.url).href;
@@ -102,6 +105,49 @@ describe('the service logger', () => {
     expect(errors).toBe('still running\n');
     expect(code).toBe(0);
   }, 20_000);
+
+  it('never cuts into the lines of another process writing to the same pipe', async () => {
+    // Two processes share one pipe as the workers of a cluster share standard output, and the
+    // reader lags, so their writes are often partial.
+    const dir = mkdtempSync(join(tmpdir(), 'groupadmin-fifo-'));
+    const fifo = join(dir, 'out');
+    execFileSync('mkfifo', [fifo]);
+    const readEnd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writeEnd = openSync(fifo, constants.O_WRONLY);
+    const writers = ['a', 'b'].map((name) => {
+      const source = `import { createLogger } from ${JSON.stringify(LOGGER)};
+        const log = createLogger('info');
+        for (let i = 0; i < 3000; i++) log.info({ w: '${name}', i, padding: 'x'.repeat(50 + ((i * 37) % 900)) }, 'line');
+        process.exit(0);`;
+      return spawn(process.execPath, ['--input-type=module', '-e', source], { stdio: ['ignore', writeEnd, 'inherit'] });
+    });
+    const exitCodes = Promise.all(writers.map((writer) => new Promise((resolve) => writer.once('exit', resolve))));
+    closeSync(writeEnd);
+    const chunks: Buffer[] = [];
+    try {
+      for (;;) {
+        const chunk = Buffer.alloc(32 * 1024);
+        let read: number;
+        try {
+          read = readSync(readEnd, chunk);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+          read = -1;
+        }
+        if (read === 0) break; // Both writers have exited.
+        if (read > 0) chunks.push(chunk.subarray(0, read));
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    } finally {
+      closeSync(readEnd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(await exitCodes).toEqual([0, 0]);
+    const lines = Buffer.concat(chunks).toString('utf8').trim().split('\n').map((line) => JSON.parse(line) as { w: string; i: number });
+    const expected = Array.from({ length: 3000 }, (_, i) => i);
+    expect(lines.filter((line) => line.w === 'a').map((line) => line.i)).toEqual(expected);
+    expect(lines.filter((line) => line.w === 'b').map((line) => line.i)).toEqual(expected);
+  }, 30_000);
 });
 
 /** A process running `body` as an ES module with createLogger imported, its three streams piped. */
