@@ -6,6 +6,12 @@ import { writeInfoLine } from '../lib/logger.js';
 // HOT PATH (see README, "Architecture"): the access line, written by hand in pino's form.
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/**
+ * The path is the caller's to choose (up to the 16 KiB of a request head): the line logs its
+ * first 1,000 characters, so an access line stays well under the 4 KiB that reach a shared pipe
+ * in one piece (see src/lib/log-writer.ts).
+ */
+const MAX_LOGGED_PATH = 1_000;
 
 /** A request id: the caller's X-Request-Id when it is a plain token, else a new UUID. */
 export function requestIdFor(raw: RawRequestDefaultExpression): string {
@@ -26,7 +32,8 @@ export class RequestLogController extends LogController {
     // The root logger with the id as a field: the request's own child logger is made only when
     // something else logs for the request (see lazyRequestLogger).
     const route = request.routeOptions.url ?? null;
-    const path = request.url.split('?')[0] ?? '';
+    const fullPath = request.url.split('?')[0] ?? '';
+    const path = fullPath.length > MAX_LOGGED_PATH ? `${fullPath.slice(0, MAX_LOGGED_PATH)}...` : fullPath;
     const tenant = request.tenant?.slug ?? null;
     const ms = Math.round(reply.elapsedTime * 100) / 100;
     if (error) {

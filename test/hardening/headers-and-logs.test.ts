@@ -106,4 +106,19 @@ describe('logs', () => {
       await t.close();
     }
   });
+
+  it('log the first 1,000 characters of a long path', async () => {
+    const logs = capturingLogger('info');
+    const t = await buildTestApp({}, { logger: logs.logger });
+    try {
+      const long = `/api/${'a'.repeat(8_000)}`;
+      const answer = await t.app.inject({ method: 'GET', url: `${long}?x=1`, headers: { ...JSON_HEADERS, host: hostOf('demo') } });
+      expect(answer.statusCode).toBe(404);
+      const [line] = logs.lines().filter((entry) => entry.msg === 'request');
+      expect(line?.path).toBe(`${long.slice(0, 1_000)}...`);
+      expect(JSON.stringify(line).length).toBeLessThan(1_500);
+    } finally {
+      await t.close();
+    }
+  });
 });
