@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
-import { stdoutWriter, type FdWriter } from './fd-writer.js';
+import { AFTER_FATAL, AT_EXIT, stdoutWriter, type LogWriter } from './log-writer.js';
 
 // HOT PATH (see README, "Architecture"): log lines handed over in batches.
 
@@ -16,7 +16,7 @@ const WRITE_AT_LENGTH = 64 * 1024;
 class LineBatcher {
   // Appending makes a rope, flattened once when handed over.
   private pending = '';
-  constructor(private readonly target: FdWriter) {}
+  constructor(private readonly target: LogWriter) {}
 
   write(line: string): boolean {
     if (this.pending === '') holdingLines(this);
@@ -34,7 +34,7 @@ class LineBatcher {
   /** All of it, synchronously: pino calls this after a fatal line. */
   flushSync(): void {
     this.handOver();
-    this.target.flushSync();
+    this.target.flushSync(AFTER_FATAL);
   }
 
   /** Hands over what it holds; the one timer below calls it within 250 ms of the first line. */
@@ -52,7 +52,7 @@ class LineBatcher {
 const holding = new Set<LineBatcher>();
 let handOverTimer: NodeJS.Timeout | undefined;
 /** The one writer to standard output, shared by every logger so their lines never interleave. */
-let stdout: FdWriter | undefined;
+let stdout: LogWriter | undefined;
 
 function holdingLines(batcher: LineBatcher): void {
   holding.add(batcher);
@@ -66,17 +66,14 @@ function handOverAll(): void {
   for (const batcher of batchers) batcher.handOver();
 }
 
-function standardOutput(): FdWriter {
+function standardOutput(): LogWriter {
   if (stdout) return stdout;
   const writer = stdoutWriter();
   // A process that exits on purpose (process.exit) or on its own still writes out what it logged.
+  // Neither step throws: the writer drops what it cannot deliver.
   process.once('exit', () => {
-    try {
-      for (const pending of holding) pending.handOver();
-      writer.flushSync();
-    } catch {
-      // Standard output is gone: there is nothing left to save.
-    }
+    for (const pending of holding) pending.handOver();
+    writer.flushSync(AT_EXIT);
   });
   return (stdout = writer);
 }

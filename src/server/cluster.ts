@@ -1,8 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
-import pino from 'pino';
 import { openStorage, printFirstStart, relayLeftovers, seedFirstStart } from './first-start.js';
 import type { Config } from '../config.js';
+import { createLogger } from '../lib/logger.js';
 import { STOP_MESSAGE, stopGracefully } from './shutdown.js';
 
 /**
@@ -11,7 +11,8 @@ import { STOP_MESSAGE, stopGracefully } from './shutdown.js';
  * worker that dies, and on SIGTERM/SIGINT lets every worker finish its requests before exiting.
  */
 export async function runPrimary(config: Config): Promise<void> {
-  const log = pino({ level: config.logLevel });
+  // The workers' logger: the primary's lines share their standard output on the same terms.
+  const log = createLogger(config.logLevel);
   const storage = await openStorage(config);
   const account = await seedFirstStart(storage, config);
   await relayLeftovers(storage, log).done;
@@ -26,6 +27,8 @@ export async function runPrimary(config: Config): Promise<void> {
     if (announced) return;
     announced = true;
     log.info({ workers: config.workers, port: address.port }, `${config.workers} workers listening`);
+    // Show "listening" now, not with the next batch of log lines.
+    log.flush();
     if (account) printFirstStart(config, account, address.port);
   });
   cluster.on('exit', (worker: Worker, code, signal) => {

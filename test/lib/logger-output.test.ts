@@ -102,8 +102,21 @@ describe('the service logger', () => {
     let errors = '';
     child.stderr.on('data', (chunk: string) => (errors += chunk));
     const code = await new Promise((resolve) => child.once('close', resolve));
-    expect(errors).toBe('still running\n');
+    expect(errors).toContain('still running\n');
     expect(code).toBe(0);
+  }, 20_000);
+
+  it('ends at exit, after a while, when its output is never read', async () => {
+    // 4 MB that nobody reads: the exit waits for the reader a little (2 s without progress), then ends.
+    const child = spawnChild(`
+      const log = createLogger('info');
+      for (let i = 0; i < 8000; i++) log.info({ i, padding: 'x'.repeat(440) }, 'line');
+      process.exit(3);
+    `);
+    child.stdout.pause();
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(3);
+    child.stdout.destroy();
   }, 20_000);
 
   it('never cuts into the lines of another process writing to the same pipe', async () => {
