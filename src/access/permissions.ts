@@ -48,3 +48,16 @@ export function permissionOn(groupPath: string, roles: readonly RoleHeld[], day:
   }
   return best;
 }
+
+/**
+ * The permission that `roles` give on the group at `groupPath` and on every group below it, now
+ * and later: only roles of scope `subtree` held there or above reach them all. What a caller may
+ * grant with a role of scope `subtree` (no one grants more than they hold, groups.md section 2).
+ */
+export function permissionOnSubtree(groupPath: string, roles: readonly RoleHeld[], day: Day): Permission {
+  let best: Permission = 'none';
+  for (const role of roles) {
+    if (isActiveOn(role, day) && role.scope === 'subtree' && isAtOrBelow(groupPath, role.groupPath)) best = higher(best, role.permission);
+  }
+  return best;
+}

@@ -33,14 +33,18 @@ export async function requireGroupById(db: TenantDb, id: number): Promise<GroupR
 /**
  * May the caller grant (or re-open, or remove) a membership with this role in this group?
  * `write` on the group, and the role's permission not above the caller's own there: no one
- * grants more than they hold (groups.md section 4). A role type that does not exist is 404.
+ * grants more than they hold (groups.md sections 2 and 4). A role of scope `subtree` reaches
+ * every group below too, so there the caller must hold its permission on the whole subtree
+ * (through a subtree role of their own): a writer of one group alone cannot make someone, or
+ * themself, a writer of the groups below it. A role type that does not exist is 404.
  */
 export async function requireGrantable(db: TenantDb, access: Access, group: GroupRow, roleType: string): Promise<void> {
   const held = access.on(group.path);
   if (!atLeast(held, 'write')) throw errors.unauthorized();
   const role = await findRoleType(db, roleType);
   if (!role) throw errors.notFound('Role type');
-  if (!atLeast(held, role.permission)) throw errors.unauthorized();
+  const reach = role.scope === 'subtree' ? access.onSubtree(group.path) : held;
+  if (!atLeast(reach, role.permission)) throw errors.unauthorized();
 }
 
 function datesProblem(startOn: Day, endOn: Day | null): FieldErrors | null {

@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
-import { atLeast, isActiveOn, permissionOn, type Day, type Permission, type RoleHeld } from '../../access/permissions.js';
+import { atLeast, isActiveOn, permissionOn, permissionOnSubtree, type Day, type Permission, type RoleHeld } from '../../access/permissions.js';
 import type { TenantDatabase } from '../../db/types.js';
 import {
   activeGroupPaths,
@@ -31,6 +31,8 @@ export interface Access {
   memberOf: readonly string[];
   /** The caller's permission on the group at this path. */
   on(groupPath: string): Permission;
+  /** The caller's permission on that group and every group below it (subtree roles alone). */
+  onSubtree(groupPath: string): Permission;
   /** The groups where the caller holds at least `needed`: whole subtrees and single groups. */
   groupsWith(needed: Permission): { subtreePaths: string[]; groupIds: number[] };
 }
@@ -63,6 +65,7 @@ export function accessFrom(personId: number, day: Day, { roles, root }: RoleFact
     root,
     memberOf: [...new Set(active.map((role) => role.groupPath))],
     on: (groupPath) => permissionOn(groupPath, active as RoleHeld[], day),
+    onSubtree: (groupPath) => permissionOnSubtree(groupPath, active as RoleHeld[], day),
     groupsWith: (needed) => groupsWith(active, needed),
   };
 }
@@ -167,6 +170,7 @@ export async function operatorAccess(db: TenantDb, day: Day): Promise<Access> {
     root,
     memberOf: [],
     on: () => 'admin',
+    onSubtree: () => 'admin',
     groupsWith: () => ({ subtreePaths: [root.path], groupIds: [] }),
   };
 }

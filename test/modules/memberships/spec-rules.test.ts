@@ -227,6 +227,50 @@ describe('memberships and guardians: rules of groups.md', () => {
     });
   });
 
+  describe('a role of scope subtree is granted only by someone who holds its permission on the whole subtree (sections 2 and 4)', () => {
+    const roleType = async (key: string, permission: string, scope: string) => {
+      const answer = await call('admin', 'POST', '/role-types', { key, permission, scope });
+      expect(answer.statusCode, answer.body).toBe(201);
+    };
+    const grant = (who: string, person_id: number, group_id: number, role_type: string) =>
+      call(who, 'POST', '/memberships', { person_id, group_id, role_type });
+
+    it('a writer of one group alone gives roles of that group, never a subtree role, not even to themself', async () => {
+      await roleType('treasurer', 'write', 'group');
+      const treasurer = await person('treasurer', [troop, 'treasurer']);
+      const scout = await person('scout', [troop, 'member']);
+      for (const [personId, role] of [[treasurer, 'leader'], [scout, 'leader']] as const) {
+        const refused = await grant('treasurer', personId, troop, role);
+        expect(refused.statusCode).toBe(403);
+        expect(refused.json()).toEqual(UNAUTHORIZED);
+      }
+      expect((await grant('treasurer', scout, troop, 'assistant')).statusCode).toBe(201);
+      expect((await grant('treasurer', scout, troop, 'treasurer')).statusCode).toBe(201);
+      // Nor removes a subtree role someone holds there.
+      await person('leader', [troop, 'leader']);
+      const removal = await call('treasurer', 'DELETE', `/memberships/${ids['leader:m']}`);
+      expect(removal.statusCode).toBe(403);
+      // The patrol below stays out of the treasurer's reach.
+      expect((await call('treasurer', 'GET', `/groups/${patrol}/memberships`)).statusCode).toBe(403);
+    });
+
+    it('an administrator of the root group alone cannot make themself administrator of every group', async () => {
+      await roleType('clerk', 'admin', 'group');
+      const clerk = await person('clerk', [root, 'clerk']);
+      const refused = await grant('clerk', clerk, root, 'admin');
+      expect(refused.statusCode).toBe(403);
+      expect((await grant('clerk', clerk, root, 'clerk')).statusCode).toBe(422);
+    });
+
+    it('a leader of the troop, a subtree role, still gives subtree roles below it', async () => {
+      await person('leader', [troop, 'leader']);
+      const scout = await person('scout', [patrol, 'member']);
+      expect((await grant('leader', scout, patrol, 'leader')).statusCode).toBe(201);
+      expect((await grant('leader', scout, troop, 'leader')).statusCode).toBe(201);
+      expect((await grant('leader', scout, patrol, 'admin')).statusCode).toBe(403);
+    });
+  });
+
   describe('guardians (section 5)', () => {
     beforeEach(async () => {
       await person('leader', [troop, 'leader']); // write where the kid is
