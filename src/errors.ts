@@ -160,6 +160,7 @@ export const fieldMessages = {
   dateBeforeOrEqual: (field: string, other: string) => `The ${attribute(field)} field must be a date before or equal to ${attribute(other)}.`,
   abilitiesBeyondToken: (beyond: readonly string[]) =>
     `The abilities field may not grant what this token lacks: ${beyond.join(', ')}.`,
+  expiryBeyondToken: (expiresAt: string) => `The expires at field may not be later than this token's own expiry, ${expiresAt}.`,
 } as const;
 
 /** The messages of the rules of groups.md (sections 1-5 and 7), in its words. */

@@ -79,7 +79,7 @@ export function registerTokenCommands(program: Command): void {
         if (!checked.ok) throw new CliError(Object.values(checked.fieldErrors).flat()[0] ?? 'invalid input');
         const expiresAt = input.expires_at === undefined ? null : new Date(input.expires_at);
         // An operator may grant any ability; the expiry must still lie ahead.
-        const problems = newTokenProblems(ALL_GRANTED, { abilities: input.abilities, expiresAt });
+        const problems = newTokenProblems({ abilities: ALL_GRANTED, expiresAt: null }, { abilities: input.abilities, expiresAt });
         if (problems) throw new CliError(Object.values(problems).flat()[0] ?? 'invalid input');
         const db = await tenantDatabase(storage, tenant);
         const user = await requireUser(db, tenant, username);

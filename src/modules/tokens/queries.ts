@@ -36,6 +36,12 @@ export function insertToken(db: TenantDb, token: NewToken): Promise<TokenRow> {
     .executeTakeFirstOrThrow();
 }
 
+/** When a token ends (null: never); undefined when it is gone. */
+export async function tokenExpiry(db: TenantDb, tokenId: number): Promise<string | null | undefined> {
+  const row = await db.selectFrom('personal_access_tokens').select('expires_at').where('id', '=', tokenId).executeTakeFirst();
+  return row?.expires_at;
+}
+
 export interface TokenWithUser {
   token: Pick<TokenRow, 'id' | 'token' | 'abilities' | 'last_used_at' | 'expires_at'>;
   user: SessionUser;

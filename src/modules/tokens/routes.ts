@@ -6,6 +6,8 @@ import { Envelope, ErrorSchema, NoContent } from '../../http/schemas.js';
 import { errors } from '../../errors.js';
 import { listTokens, issueToken, newTokenProblems, revokeOtherTokens, revokeToken } from './rules.js';
 import { NewTokenRequestSchema, NewTokenSchema, TokenListItemSchema } from './schemas.js';
+import { tokenExpiry } from './queries.js';
+import { toApiTimestamp } from '../../lib/time.js';
 
 const TOKEN_ID = /^[1-9]\d{0,14}$/;
 
@@ -44,7 +46,9 @@ const tokenRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (a
       const caller = callerOf(request);
       const abilities = [...new Set(request.body.abilities ?? ['*'])];
       const expiresAt = request.body.expires_at === undefined ? null : new Date(request.body.expires_at);
-      const problems = newTokenProblems(caller.abilities, { abilities, expiresAt });
+      const makerExpiry = await tokenExpiry(request.tenant.db, caller.tokenId);
+      const maker = { abilities: caller.abilities, expiresAt: makerExpiry ? new Date(toApiTimestamp(makerExpiry)) : null };
+      const problems = newTokenProblems(maker, { abilities, expiresAt });
       if (problems) throw errors.validation(problems);
       const issued = await issueToken(request.tenant.db, caller.user.id, { tokenPrefix, name: request.body.name, abilities, expiresAt });
       return reply.code(201).send({ success: true, message: 'success', data: issued });

@@ -74,18 +74,25 @@ export async function issueToken(db: TenantDb, userId: number, options: IssueTok
   return { accessToken: toAccessTokenRecord(row), plainTextToken: formatPlainToken(Number(row.id), secret) };
 }
 
+/** What a new token is asked for, and what the token that asks holds (the CLI holds everything). */
+export interface TokenGrant {
+  abilities: readonly string[];
+  /** Null: no expiry. */
+  expiresAt: Date | null;
+}
+
 /**
- * What is wrong with a requested token beyond its schema: abilities its maker's token lacks (a
- * token cannot grant what it lacks), an expiry that is not in the future. Null when nothing is.
+ * What is wrong with a requested token beyond its schema: abilities its maker's token lacks or
+ * an expiry after the maker's own (a token cannot grant what it lacks: one that ends tomorrow
+ * cannot make one that never does), an expiry that is not in the future. Null when nothing is.
  */
-export function newTokenProblems(
-  granted: readonly string[],
-  request: { abilities: readonly string[]; expiresAt: Date | null },
-  now = Date.now(),
-): FieldErrors | null {
-  const beyond = abilitiesBeyond(granted, request.abilities);
+export function newTokenProblems(maker: TokenGrant, request: TokenGrant, now = Date.now()): FieldErrors | null {
+  const beyond = abilitiesBeyond(maker.abilities, request.abilities);
   if (beyond.length > 0) return { abilities: [fieldMessages.abilitiesBeyondToken(beyond)] };
   if (request.expiresAt && request.expiresAt.getTime() <= now) return { expires_at: [fieldMessages.dateAfterNow('expires_at')] };
+  if (maker.expiresAt && (!request.expiresAt || request.expiresAt > maker.expiresAt)) {
+    return { expires_at: [fieldMessages.expiryBeyondToken(toApiTimestamp(maker.expiresAt))] };
+  }
   return null;
 }
 

@@ -80,6 +80,22 @@ describe('token self-service', () => {
     expect(everything.statusCode).toBe(422);
   });
 
+  it('a token with an expiry cannot make one that outlives it', async () => {
+    const login = await t.login('demo', 'alice', PASSWORD);
+    const ends = new Date(Date.now() + 86_400_000);
+    const shortLived = await createToken(login, { name: 'short', expires_at: ends.toISOString() });
+    const message = `The expires at field may not be later than this token's own expiry, ${ends.toISOString().slice(0, 23)}000Z.`;
+    for (const body of [{ name: 'forever' }, { name: 'later', expires_at: new Date(ends.getTime() + 1_000).toISOString() }]) {
+      const refused = await call('POST', '/api/tokens', shortLived.plainTextToken, body);
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().errors).toEqual({ expires_at: [message] });
+    }
+    const within = await createToken(shortLived.plainTextToken, { name: 'within', expires_at: ends.toISOString() });
+    expect(within.accessToken.expires_at).toBe(`${ends.toISOString().slice(0, 23)}000Z`);
+    // A token without an expiry still makes one without.
+    expect((await call('POST', '/api/tokens', login, { name: 'forever' })).statusCode).toBe(201);
+  });
+
   it('answers 403 for a missing ability and 401 without a token, before reading the body', async () => {
     const login = await t.login('demo', 'alice', PASSWORD);
     const reader = (await createToken(login, { name: 'reader', abilities: ['user:read'] })).plainTextToken;
