@@ -44,6 +44,16 @@ export async function viewerOf(db: TenantDb, access: Access): Promise<EventViewe
 
 export const managesGroup = (access: Access, group: Pick<GroupRow, 'path'>): boolean => atLeast(access.on(group.path), 'write');
 
+/**
+ * Whether the caller manages the event as it is now, under its lock: a move of the event (or of
+ * its group) that committed since the route read it may have taken it out of the caller's reach.
+ * Groups check again after their lock the same way.
+ */
+export async function managesLockedEvent(trx: TenantDb, access: Access, event: Pick<EventRow, 'group_id'>): Promise<boolean> {
+  const group = await findGroup(trx, Number(event.group_id));
+  return group !== undefined && managesGroup(access, group);
+}
+
 async function requireGroupOf(db: TenantDb, groupId: number): Promise<GroupRow> {
   const group = await findGroup(db, groupId);
   if (!group) throw errors.notFound('Group');
@@ -150,6 +160,7 @@ export async function changeEvent(db: TenantDb, access: Access, found: FoundEven
   }
   return transact(db, actorOf(access), async (trx) => {
     const current = await lockEventOrThrow(trx, Number(found.event.id));
+    if (!(await managesLockedEvent(trx, access, current))) throw errors.unauthorized();
     requireIfMatch(ifMatch, current.version);
     const changes: Partial<EventValues> = {};
     if (input.group_id !== undefined && input.group_id !== Number(current.group_id)) {
@@ -204,6 +215,7 @@ function seatsAdded(before: number | null, after: number | null | undefined): nu
 export async function removeEvent(db: TenantDb, access: Access, found: FoundEvent, ifMatch: string | undefined): Promise<void> {
   await transact(db, actorOf(access), async (trx) => {
     const current = await lockEventOrThrow(trx, Number(found.event.id));
+    if (!(await managesLockedEvent(trx, access, current))) throw errors.unauthorized();
     requireIfMatch(ifMatch, current.version);
     if (await hasLiveParticipations(trx, Number(current.id))) throw errors.ruleBroken('event', ruleMessages.eventHasParticipants);
     // Its cancelled and rejected participations go with it.

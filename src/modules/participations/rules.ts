@@ -4,7 +4,7 @@ import { errors, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
 import { findEventWithGroup, type EventRow } from '../events/queries.js';
-import { managesGroup, requireVisibleEvent, type FoundEvent } from '../events/rules.js';
+import { managesGroup, managesLockedEvent, requireVisibleEvent, type FoundEvent } from '../events/rules.js';
 import { canSeePerson, householdOf, type Access, type Household } from '../permissions/rules.js';
 import {
   acceptedFacts,
@@ -108,7 +108,7 @@ export async function changeParticipation(
   input: ParticipationUpdate,
   ifMatch: string | undefined,
 ): Promise<ParticipationItemRow> {
-  const manages = found.manager && tokenMayWrite;
+  let manages = found.manager && tokenMayWrite;
   if (!manages && !found.ownOrWard) throw found.manager ? errors.abilityMissing() : errors.unauthorized();
   const decide = (from: ParticipationState): ParticipationState => {
     const to = input.state ?? from;
@@ -122,6 +122,11 @@ export async function changeParticipation(
   const id = Number(found.participation.id);
   await transact(db, actorOf(access), async (trx) => {
     const event = await lockEventOrThrow(trx, Number(found.event.id));
+    if (manages && !(await managesLockedEvent(trx, access, event))) {
+      // The event left the caller's groups since it was read: what is left is self-service.
+      manages = false;
+      if (!found.ownOrWard || input.role !== undefined || input.attended !== undefined) throw errors.unauthorized();
+    }
     const current = await findParticipation(trx, id);
     if (!current) throw errors.notFound('Participation');
     requireIfMatch(ifMatch, current.version);

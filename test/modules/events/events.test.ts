@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../helpers/app.js';
 import { buildWorld, daysFromNow, EVENT_FIELDS, type World } from '../../helpers/events.js';
+import { changeEvent, removeEvent, requireVisibleEvent } from '../../../src/modules/events/rules.js';
+import { changeParticipation, requireVisibleParticipation } from '../../../src/modules/participations/rules.js';
+import { accessOf } from '../../../src/modules/permissions/rules.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const NOT_FOUND = { success: false, message: 'Event not found.' };
@@ -298,5 +301,28 @@ describe('events (events.md sections 1 and 4)', () => {
     expect(stale.json()).toEqual({ success: false, message: 'The resource was changed by someone else.' });
     expect((await w.call('regionleader', 'DELETE', `/events/${event.id}`, undefined, { 'if-match': etag })).statusCode).toBe(412);
     expect((await w.call('regionleader', 'DELETE', `/events/${event.id}`, undefined, { 'if-match': first.headers.etag as string })).statusCode).toBe(204);
+  });
+
+  it('checks the manager again under the event lock: a move committed since the event was read takes it out of reach', async () => {
+    const created = await w.call('troopleader', 'POST', '/events', camp(w.troopA, { name: 'Moving camp' }));
+    expect(created.statusCode, created.body).toBe(201);
+    const eventId = created.json().data.event.id as number;
+    const registered = await w.call('admin', 'POST', `/events/${eventId}/participations`, { person_id: w.ids.member });
+    expect(registered.statusCode, registered.body).toBe(201);
+    const participationId = registered.json().data.participation.id as number;
+    const db = w.t.storage.tenantDb('demo');
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const access = await accessOf(db, w.ids.troopleader!, tomorrow);
+    // Read while the event is still in troop A, where the troop leader manages it ...
+    const found = await requireVisibleEvent(db, access, eventId);
+    const participation = await requireVisibleParticipation(db, access, participationId);
+    expect(found.manager).toBe(true);
+    // ... then moved to troop B by someone else before the change takes the lock.
+    expect((await w.call('admin', 'PATCH', `/events/${eventId}`, { group_id: w.troopB })).statusCode).toBe(200);
+    await expect(changeEvent(db, access, found, { name: 'Renamed' }, undefined)).rejects.toMatchObject({ statusCode: 403 });
+    await expect(removeEvent(db, access, found, undefined)).rejects.toMatchObject({ statusCode: 403 });
+    await expect(changeParticipation(db, access, participation, true, { attended: true }, undefined)).rejects.toMatchObject({ statusCode: 403 });
+    const still = await w.call('admin', 'GET', `/events/${eventId}`);
+    expect(still.json().data.event).toMatchObject({ name: 'Moving camp', group_id: w.troopB });
   });
 });
