@@ -4,12 +4,15 @@ import type { FieldChanges } from './recorder.js';
 
 type PersonRow = Selectable<UsersTable>;
 
-/** A person's fields that their change records show, as the API shows them (booleans as booleans). */
+/**
+ * A person's fields that their change records show, as the API shows them (booleans as booleans).
+ * Not the account's active flag: decisions.md section 2 has it "never returned".
+ */
 const RECORDED = [
   'username', 'email', 'firstname', 'lastname', 'gender_id', 'type_id', 'phonenumber', 'phonenumber_mobile',
-  'street', 'housenumber', 'zip', 'city', 'is_vegetarian', 'can_swimm', 'is_active', 'birthday',
+  'street', 'housenumber', 'zip', 'city', 'is_vegetarian', 'can_swimm', 'birthday',
 ] as const;
-const BOOLEANS = new Set<string>(['is_vegetarian', 'can_swimm', 'is_active']);
+const BOOLEANS = new Set<string>(['is_vegetarian', 'can_swimm']);
 
 /** A password is never shown, not even hashed: only that it changed (integrations.md section 1). */
 export const HIDDEN_PASSWORD: [string, string] = ['[hidden]', '[hidden]'];

@@ -101,10 +101,10 @@ export async function activateUser(db: TenantDb, userId: number): Promise<void> 
 }
 
 async function setActive(db: TenantDb, userId: number, active: boolean): Promise<void> {
-  const before = await findUserById(db, userId);
   await setUserActive(db, userId, active, toDbTimestamp(new Date()));
-  if (before && Boolean(before.is_active) !== active) noteUpdated(db, 'person', userId, { is_active: [!active, active] }, { personId: userId });
-  else noteUpdated(db, 'person', userId, {}, { personId: userId });
+  // Recorded as an update (its updated_at moved, and a sync tool reads it again), without the
+  // flag itself, which the API never returns (decisions.md section 2).
+  noteUpdated(db, 'person', userId, {}, { personId: userId });
 }
 
 /** Changes the caller's own profile; an e-mail address taken by another user is a UserConflictError. */

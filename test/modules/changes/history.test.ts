@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 import { daysFromNow } from '../../helpers/events.js';
+import { activateUser, deactivateUser } from '../../../src/modules/users/rules.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -24,6 +25,17 @@ describe('history of people, groups and events', () => {
     troop = (await call('admin', 'POST', '/groups', { parent_id: root, name: 'Troop' })).json().data.group.id;
   });
   afterEach(() => t.close());
+
+  it('records an account deactivated and activated again as updates that never show the active flag', async () => {
+    const kid = (await call('admin', 'POST', '/people', { firstname: 'Kim', lastname: 'Kid', membership: { group_id: troop, role_type: 'member' } })).json().data.person.id;
+    const db = t.storage.tenantDb('demo');
+    await deactivateUser(db, kid);
+    await activateUser(db, kid);
+    const answer = await call('admin', 'GET', `/people/${kid}/history`);
+    const records = answer.json().data.changes as { action: string; changes: object }[];
+    expect(records.slice(0, 2).map((record) => [record.action, record.changes])).toEqual([['updated', {}], ['updated', {}]]);
+    expect(answer.body).not.toContain('is_active');
+  });
 
   it("shows a person's records with those of their memberships and participations, newest first, paged", async () => {
     const kid = (await call('admin', 'POST', '/people', { firstname: 'Kim', lastname: 'Kid', membership: { group_id: troop, role_type: 'member' } })).json().data.person.id;
