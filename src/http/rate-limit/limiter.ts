@@ -151,16 +151,34 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
     answers: { resolve: (decision: RateDecision) => void; reject: (err: unknown) => void }[];
   }
   let waiting = new Map<string, Waiting>();
+
+  // A window's end, read as now + the store's remaining time, moves by the round trip from one
+  // answer to the next, and X-RateLimit-Reset flipped to the next second when the end sat at a
+  // second's edge. The reset first announced for a window is kept for the rest of it (one entry
+  // per key with a window open, dropped once a window after its end).
+  const announcedEnds = new Map<string, { endMs: number; announcedMs: number }>();
+  const sweep = setInterval(() => {
+    const nowMs = Date.now();
+    for (const [id, end] of announcedEnds) if (end.endMs <= nowMs) announcedEnds.delete(id);
+  }, WINDOW_SECONDS * 1000).unref();
+  const windowEndOf = (id: string, endMs: number): number => {
+    const known = announcedEnds.get(id);
+    if (known && Math.abs(known.endMs - endMs) < 1000) return known.announcedMs;
+    announcedEnds.set(id, { endMs, announcedMs: endMs });
+    return endMs;
+  };
+
   const countWaiting = async ({ bucket: bucketName, key, answers }: Waiting) => {
     const entry = limits[bucketName];
     try {
       const { result, refused } = await countTogether(entry, key, answers.length);
       const nowMs = Date.now();
+      const windowEndMs = windowEndOf(`${bucketName} ${key}`, nowMs + result.msBeforeNext);
       // A refusal that is not about the count (a block) refuses them all.
       const blocked = refused && result.consumedPoints <= entry.limit;
       answers.forEach(({ resolve }, place) => {
         const consumed = result.consumedPoints - (answers.length - 1 - place);
-        resolve(decide(entry.limit, Math.max(consumed, 0), nowMs + result.msBeforeNext, nowMs, !blocked && consumed <= entry.limit));
+        resolve(decide(entry.limit, Math.max(consumed, 0), windowEndMs, nowMs, !blocked && consumed <= entry.limit));
       });
     } catch (err) {
       for (const { reject } of answers) reject(err);
@@ -184,7 +202,7 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
         entry.answers.push({ resolve, reject });
       });
     },
-    // Nothing of its own runs on: the stores' own timers end with the windows they keep.
-    close() {},
+    // The stores' own timers end with the windows they keep.
+    close: () => clearInterval(sweep),
   };
 }

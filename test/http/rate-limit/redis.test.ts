@@ -5,6 +5,7 @@ import { buildTestApp, JSON_HEADERS, type TestApp } from '../../helpers/app.js';
 import { capturingLogger } from '../../helpers/logs.js';
 import { freePort } from '../../helpers/processes.js';
 import { sleep, waitFor } from '../../helpers/wait.js';
+import { createRateLimits } from '../../../src/http/rate-limit/limiter.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 
@@ -64,6 +65,29 @@ describe.runIf(REDIS_URL)('rate limits shared through Redis', () => {
     expect((await hit(first)).statusCode).toBe(429);
     // Both announce the same window end.
     expect((await hit(first)).headers['x-ratelimit-reset']).toBe((await hit(second)).headers['x-ratelimit-reset']);
+  });
+
+  it('announces one reset for every request of a window, even when its end sits on a second', async () => {
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(REDIS_URL!);
+    // Ready first: before, the limiter counts in the process (and there is no key to move).
+    await redis.ping();
+    const keyPrefix = `test-${randomUUID()}`;
+    const limits = createRateLimits({ authenticatedLimit: 1000, unauthenticatedLimit: 1000, redis, keyPrefix });
+    try {
+      await limits.consume('user', 'edge');
+      // The window now ends on a whole second: now + the remaining time, read after each answer,
+      // falls on either side of it from one answer to the next.
+      const endsAt = Math.ceil(Date.now() / 1000) * 1000 + 30_000;
+      expect(await redis.pexpireat(`${keyPrefix}:rl:user:edge`, endsAt)).toBe(1);
+      const resets = new Set<number>();
+      for (let i = 0; i < 60; i++) resets.add((await limits.consume('user', 'edge')).resetAtSeconds);
+      expect([...resets]).toHaveLength(1);
+      expect(Math.abs([...resets][0]! - endsAt / 1000)).toBeLessThanOrEqual(1);
+    } finally {
+      limits.close();
+      redis.disconnect();
+    }
   });
 
   it('counts concurrent requests of two instances each exactly once, together in few Redis calls', async () => {
