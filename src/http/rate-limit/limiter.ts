@@ -146,6 +146,8 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
   // headers stay exact across instances, but Redis sees one command per key and turn instead of
   // one per request (see README, "Performance").
   interface Waiting {
+    /** `<bucket> <key>`: the turn's map key, and the key of the window's announced end. */
+    id: string;
     bucket: Bucket;
     key: string;
     answers: { resolve: (decision: RateDecision) => void; reject: (err: unknown) => void }[];
@@ -168,12 +170,12 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
     return endMs;
   };
 
-  const countWaiting = async ({ bucket: bucketName, key, answers }: Waiting) => {
+  const countWaiting = async ({ id, bucket: bucketName, key, answers }: Waiting) => {
     const entry = limits[bucketName];
     try {
       const { result, refused } = await countTogether(entry, key, answers.length);
       const nowMs = Date.now();
-      const windowEndMs = windowEndOf(`${bucketName} ${key}`, nowMs + result.msBeforeNext);
+      const windowEndMs = windowEndOf(id, nowMs + result.msBeforeNext);
       // A refusal that is not about the count (a block) refuses them all.
       const blocked = refused && result.consumedPoints <= entry.limit;
       answers.forEach(({ resolve }, place) => {
@@ -196,7 +198,7 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
         const id = `${bucketName} ${key}`;
         let entry = waiting.get(id);
         if (!entry) {
-          entry = { bucket: bucketName, key, answers: [] };
+          entry = { id, bucket: bucketName, key, answers: [] };
           waiting.set(id, entry);
         }
         entry.answers.push({ resolve, reject });
