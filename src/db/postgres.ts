@@ -14,6 +14,7 @@ import {
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { PreparingClient } from './prepared-client.js';
+import { ReadPipes, ReadPipingDriver } from './read-pipes.js';
 import type { OutboxRow } from './invalidation/queries.js';
 import { createInvalidationRelay } from './invalidation/relay.js';
 import { WriteWatchingDriver } from './invalidation/watched-driver.js';
@@ -77,13 +78,15 @@ class MigrationDialect extends PostgresDialect {
 const sharedQueryCompiler = new PostgresQueryCompiler();
 
 /**
- * A tenant's dialect: the shared pool, and a driver that counts every write and relays the
- * tenant's outbox of cache changes after those that name users or tokens (db/invalidation). A
- * Kysely instance per tenant costs a few small objects; the pool and the compiler are shared.
+ * A tenant's dialect: the shared pool and read pipes (read-pipes.ts), and a driver that counts
+ * every write and relays the tenant's outbox of cache changes after those that name users or
+ * tokens (db/invalidation). A Kysely instance per tenant costs a few small objects; the pool, the
+ * pipes and the compiler are shared.
  */
 class TenantDialect extends PostgresDialect {
   constructor(
     config: PostgresDialectConfig,
+    private readonly reads: ReadPipes,
     private readonly schema: string,
     private readonly afterWrites: (seen: OutboxRow[], mayAnnounce: boolean) => Promise<void>,
   ) {
@@ -91,7 +94,7 @@ class TenantDialect extends PostgresDialect {
   }
 
   override createDriver(): Driver {
-    return new WriteWatchingDriver(super.createDriver(), `"${this.schema}"."cache_changes"`, this.afterWrites);
+    return new WriteWatchingDriver(new ReadPipingDriver(super.createDriver(), this.reads), `"${this.schema}"."cache_changes"`, this.afterWrites);
   }
 
   override createQueryCompiler(): QueryCompiler {
@@ -109,6 +112,8 @@ export interface PostgresStorageOptions {
  * search_path is never switched on a shared connection, so no query can land in another tenant.
  */
 export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresStorageOptions): Storage {
+  // Fail fast while the database is away (the request gets 503) instead of queueing forever.
+  const connectionTimeoutMillis = 3000;
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: poolSize,
@@ -118,9 +123,9 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
     types: pgTypeParsers,
     // Names the statements that repeat (prepared-client.ts).
     Client: PreparingClient,
-    // Fail fast while the database is away (the request gets 503) instead of queueing forever.
-    connectionTimeoutMillis: 3000,
+    connectionTimeoutMillis,
   });
+  const reads = new ReadPipes({ databaseUrl, types: pgTypeParsers, connectionTimeoutMillis });
   // A connection the server drops must not take the process down: idle ones report to the pool,
   // and one in use reports to its client (its query fails too, which the caller sees as a 503).
   // The pool then discards it and opens a new one for the next query.
@@ -137,7 +142,7 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
     if (!db) {
       // Never destroyed: destroying it would end the shared pool (root.destroy() does that).
       const schema = tenantSchema(slug);
-      const own = new Kysely<unknown>({ dialect: new TenantDialect({ pool }, schema, (seen, mayAnnounce) => invalidations.afterWrite(slug, seen, mayAnnounce)) });
+      const own = new Kysely<unknown>({ dialect: new TenantDialect({ pool }, reads, schema, (seen, mayAnnounce) => invalidations.afterWrite(slug, seen, mayAnnounce)) });
       db = own.withSchema(schema) as unknown as Kysely<TenantDatabase>;
       handles.set(slug, db);
     }
@@ -178,6 +183,9 @@ export function createPostgresStorage({ databaseUrl, poolSize = 10 }: PostgresSt
     ping: async () => {
       await sql`select 1`.execute(root);
     },
-    close: () => root.destroy(),
+    close: async () => {
+      await reads.close();
+      await root.destroy();
+    },
   };
 }
