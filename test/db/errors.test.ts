@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isStorageUnavailable } from '../../src/db/errors.js';
+import { isConnectionLost, isStorageUnavailable } from '../../src/db/errors.js';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -12,6 +12,10 @@ describe('isStorageUnavailable', () => {
     withCode('55000', 'database "x" is not currently accepting connections'),
     new Error('Connection terminated unexpectedly'),
     new Error('timeout exceeded when trying to connect'),
+    new Error('timeout expired'),
+    new Error('Query read timeout'),
+    new Error('Client was closed and is not queryable'),
+    withCode('55P03', 'canceling statement due to lock timeout'),
     withCode('SQLITE_BUSY'),
     withCode('SQLITE_CANTOPEN'),
     withCode('SQLITE_IOERR_SHORT_READ'),
@@ -30,5 +34,29 @@ describe('isStorageUnavailable', () => {
     'string',
   ])('treats %s as a fault of ours (500)', (error) => {
     expect(isStorageUnavailable(error)).toBe(false);
+  });
+});
+
+describe('isConnectionLost', () => {
+  it.each([
+    withCode('ECONNRESET'),
+    withCode('57P01', 'terminating connection due to administrator command'),
+    withCode('08006'),
+    new Error('Connection terminated unexpectedly'),
+    new Error('timeout expired'),
+    new Error('Query read timeout'),
+  ])('treats %s as a connection that can carry nothing more', (error) => {
+    expect(isConnectionLost(error)).toBe(true);
+  });
+
+  it.each([
+    withCode('55P03', 'canceling statement due to lock timeout'),
+    withCode('57014', 'canceling statement due to statement timeout'),
+    withCode('53300', 'too many connections'),
+    withCode('23505'),
+    new Error('cached plan must not change result type'),
+    null,
+  ])('treats %s as leaving the connection usable', (error) => {
+    expect(isConnectionLost(error)).toBe(false);
   });
 });
