@@ -6,13 +6,15 @@
 const PG_UNAVAILABLE_CLASSES = ['08', '53', '57']; // connection exception, insufficient resources, operator intervention
 const NODE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|READONLY|FULL|PROTOCOL|NOTADB|CORRUPT)/;
-// The last: a prepared statement whose table a migration changed under a running instance, in
-// a transaction that it aborted; the next try sends it unnamed (db/prepared-client.ts).
-// `timeout expired`: pg's own connect timer (the read pipes' clients, db/read-pipes.ts); `Query read
-// timeout`: a pipe's statement unanswered for its query_timeout; `Client was closed`: a read sent
-// while the service shuts down.
+// pg's words for a connection that can carry nothing more. `timeout expired`: pg's own connect
+// timer (the read pipes' clients, db/read-pipes.ts); `Query read timeout`: a pipe's statement
+// unanswered for its query_timeout.
+const PG_CONNECTION_LOST = /Connection terminated|timeout expired|Query read timeout|Client has encountered a connection error|connection is closed/i;
+// And for refusing for now. The last: a prepared statement whose table a migration changed under
+// a running instance, in a transaction that it aborted; the next try sends it unnamed
+// (db/prepared-client.ts). `Client was closed`: a read sent while the service shuts down.
 const PG_CLIENT_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|timeout expired|Query read timeout|Client has encountered a connection error|Client was closed|connection is closed|is not currently accepting connections|cached plan must not change result type/i;
+  /timeout exceeded when trying to connect|Client was closed|is not currently accepting connections|cached plan must not change result type/i;
 /** A lock not granted within lock_timeout (the read pipes set one): refusing for now. */
 const PG_LOCK_NOT_AVAILABLE = '55P03';
 
@@ -24,7 +26,7 @@ export function isStorageUnavailable(error: unknown): boolean {
     if (/^[0-9A-Z]{5}$/.test(code) && PG_UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) return true;
     if (code === PG_LOCK_NOT_AVAILABLE) return true;
   }
-  if (typeof message === 'string' && PG_CLIENT_MESSAGES.test(message)) return true;
+  if (typeof message === 'string' && (PG_CONNECTION_LOST.test(message) || PG_CLIENT_MESSAGES.test(message))) return true;
   // An AggregateError (several addresses tried) is unavailable when its parts are.
   const parts = (error as { errors?: unknown }).errors;
   return Array.isArray(parts) && parts.length > 0 && parts.every(isStorageUnavailable);
@@ -39,7 +41,7 @@ export function isConnectionLost(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && (NODE_NETWORK_CODES.has(code) || code.startsWith('08') || /^57P0[1-3]$/.test(code))) return true;
-  return typeof message === 'string' && /Connection terminated|timeout expired|Query read timeout|Client has encountered a connection error|connection is closed/i.test(message);
+  return typeof message === 'string' && PG_CONNECTION_LOST.test(message);
 }
 
 /** What a client is told to wait before retrying, while storage is away. */
