@@ -1,4 +1,4 @@
-import type { Generated, Selectable, SqlBool } from 'kysely';
+import type { Generated, Kysely, Selectable, SqlBool } from 'kysely';
 
 /**
  * Row shapes as the database holds them. Booleans come back as 0/1 from SQLite and as
@@ -227,6 +227,15 @@ export interface TenantDatabase {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }
+
+/** A tenant's database handle: the first argument of every function that reads or writes a tenant. */
+export type TenantDb = Kysely<TenantDatabase>;
+
+// Rows as read, one name per table that other modules pass around (each table's owner writes it).
+export type UserRow = Selectable<UsersTable>;
+export type GroupRow = Selectable<GroupsTable>;
+export type MembershipRow = Selectable<MembershipsTable>;
+export type EventRow = Selectable<EventsTable>;
 
 export interface WebhooksTable {
   id: Generated<number>;

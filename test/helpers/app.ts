@@ -11,10 +11,10 @@ import type { Storage } from '../../src/db/storage.js';
 import { createTenant } from '../../src/modules/tenants/rules.js';
 import { createUser } from '../../src/modules/users/rules.js';
 import type { NewUser } from '../../src/modules/users/schemas.js';
-import type { UserRow } from '../../src/modules/users/queries.js';
 import { testServices } from './services.js';
 import { DEMO_TENANT } from './pg-template.js';
 import { toDbTimestamp } from '../../src/lib/time.js';
+import type { UserRow } from '../../src/db/types.js';
 
 export interface TestApp {
   app: FastifyInstance;

@@ -1,11 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb } from '../../db/types.js';
 import { issueToken } from '../tokens/rules.js';
 import type { IssuedToken } from '../tokens/schemas.js';
 import { findLoginUser, replacePasswordHash, type LoginUser } from '../users/rules.js';
 import { hashPassword, spendPasswordCheck, verifyPassword } from './passwords.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 export interface LoginResult {
   user: LoginUser;

@@ -1,7 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { TenantDatabase } from '../../db/types.js';
-
-type TenantDb = Kysely<TenantDatabase>;
+import type { TenantDb } from '../../db/types.js';
 
 /** Whose records a history shows (integrations.md section 3). */
 export type HistorySubject =

@@ -1,7 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import type { TenantDatabase } from '../../db/types.js';
-
-type TenantDb = Kysely<TenantDatabase>;
+import { sql } from 'kysely';
+import type { TenantDb } from '../../db/types.js';
 
 /**
  * Erasure (integrations.md section 6): the records about the person and their rows keep their

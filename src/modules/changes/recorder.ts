@@ -1,9 +1,7 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb } from '../../db/types.js';
 import { toDbTimestamp } from '../../lib/time.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 export type ChangedEntity = 'person' | 'group' | 'membership' | 'guardianship' | 'role_type' | 'event' | 'participation';
 export type ChangeAction = 'created' | 'updated' | 'deleted';

@@ -1,14 +1,10 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
-import type { EventsTable, TenantDatabase } from '../../db/types.js';
+import type { EventsTable, TenantDatabase, TenantDb, GroupRow, EventRow } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
 import { normaliseDbTimestamp } from '../../lib/time.js';
 import { CompiledQueries } from '../../db/compiled-queries.js';
 import { groupAmong } from '../permissions/queries.js';
-import type { GroupRow } from '../groups/queries.js';
-
-export type EventRow = Selectable<EventsTable>;
-type TenantDb = Kysely<TenantDatabase>;
 
 // The events module reads events with their groups (who sees what) and, for "has a participant",
 // the participations of an event; the participations module writes those.

@@ -1,12 +1,11 @@
-import type { Kysely } from 'kysely';
 import { atLeast } from '../../access/permissions.js';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb, GroupRow, EventRow } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import type { CursorCodec, Page } from '../../http/paging.js';
 import { sortKey } from '../../lib/sort-key.js';
 import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
-import { findGroup, holdGroup, type GroupRow } from '../groups/queries.js';
+import { findGroup, holdGroup } from '../groups/queries.js';
 import { householdOf, type Access } from '../permissions/rules.js';
 import { fillSeats, lockEventOrThrow } from '../participations/seats.js';
 import {
@@ -18,15 +17,12 @@ import {
   listVisibleEvents,
   participationsOfEvents,
   updateEvent,
-  type EventRow,
   type EventSelection,
   type EventValues,
   type EventViewer,
 } from './queries.js';
 import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
 import { toApiEvent, type EventListFilters, type EventUpdate, type NewEvent } from './schemas.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 /** An event as a request found it: its group, and whether the caller manages it. */
 export interface FoundEvent {

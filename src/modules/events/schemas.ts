@@ -3,7 +3,7 @@ import { PagingQuery } from '../../http/paging.js';
 import { Timestamp } from '../../http/schemas.js';
 import { toApiTimestamp, toApiTimestampOrNull } from '../../lib/time.js';
 import { StoredText } from '../../lib/validation.js';
-import type { EventRow } from './queries.js';
+import type { EventRow } from '../../db/types.js';
 
 /** An event (events.md section 1), fields in this order. */
 export const EventSchema = Type.Object({

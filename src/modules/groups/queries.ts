@@ -1,12 +1,9 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
 import type { Day } from '../../access/permissions.js';
-import type { GroupsTable, TenantDatabase } from '../../db/types.js';
+import type { GroupsTable, TenantDb, GroupRow } from '../../db/types.js';
 import { activeOn, pathUpperBound } from '../permissions/queries.js';
 import { CompiledQueries } from '../../db/compiled-queries.js';
-
-export type GroupRow = Selectable<GroupsTable>;
-type TenantDb = Kysely<TenantDatabase>;
 
 const nextVersion = sql<number>`version + 1`;
 

@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
 import { atLeast, isAtOrBelow } from '../../access/permissions.js';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb, GroupRow } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import type { CursorCodec, Page, SortKey } from '../../http/paging.js';
@@ -21,11 +20,8 @@ import {
   listAllGroups,
   movePaths,
   updateGroup,
-  type GroupRow,
 } from './queries.js';
 import { toApiGroup, type GroupListFilters, type GroupUpdate, type NewGroup } from './schemas.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 /** A group by id, or 404 `Group not found.` (every person of the tenant sees every group). */
 export async function requireGroup(db: TenantDb, id: number | null): Promise<GroupRow> {

@@ -3,7 +3,7 @@ import { PagingQuery } from '../../http/paging.js';
 import { Timestamp } from '../../http/schemas.js';
 import { toApiTimestamp } from '../../lib/time.js';
 import { StoredText } from '../../lib/validation.js';
-import type { GroupRow } from './queries.js';
+import type { GroupRow } from '../../db/types.js';
 
 /** A group (groups.md section 1), fields in this order. */
 export const GroupSchema = Type.Object({

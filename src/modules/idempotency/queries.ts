@@ -1,7 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { IdempotencyKeysTable, TenantDatabase } from '../../db/types.js';
-
-type TenantDb = Kysely<TenantDatabase>;
+import type { IdempotencyKeysTable, TenantDb } from '../../db/types.js';
 
 export interface StoredAnswer {
   statusCode: number;

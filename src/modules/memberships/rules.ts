@@ -1,11 +1,10 @@
-import type { Kysely } from 'kysely';
 import { atLeast, isActiveOn, type Day } from '../../access/permissions.js';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb, GroupRow, MembershipRow } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
-import { findGroup, holdGroup, type GroupRow } from '../groups/queries.js';
+import { findGroup, holdGroup } from '../groups/queries.js';
 import { canSeePerson, type Access } from '../permissions/rules.js';
 import { findRoleType } from '../role-types/queries.js';
 import {
@@ -16,12 +15,9 @@ import {
   lockPersonForMemberships,
   rootAdminMemberships,
   updateMembership,
-  type MembershipRow,
 } from './queries.js';
 import { toApiMembership, type MembershipGrant, type MembershipUpdate } from './schemas.js';
 import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 /** A referenced group, or 404 `Group not found.` */
 export async function requireGroupById(db: TenantDb, id: number): Promise<GroupRow> {

@@ -3,7 +3,7 @@ import { PagingQuery } from '../../http/paging.js';
 import { Timestamp } from '../../http/schemas.js';
 import { toApiTimestamp } from '../../lib/time.js';
 import { StoredText } from '../../lib/validation.js';
-import type { MembershipRow } from './queries.js';
+import type { MembershipRow } from '../../db/types.js';
 
 /** YYYY-MM-DD, a real date. */
 export const DaySchema = Type.String({ format: 'date', maxLength: 10 });

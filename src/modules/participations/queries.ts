@@ -1,9 +1,8 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { ParticipationRole, ParticipationState, ParticipationsTable, TenantDatabase } from '../../db/types.js';
+import { sql, type Selectable } from 'kysely';
+import type { ParticipationRole, ParticipationState, ParticipationsTable, TenantDb } from '../../db/types.js';
 import { binaryText } from '../../db/collation.js';
 import { eventVisibleTo, type EventQuery, type EventViewer } from '../events/queries.js';
 
-type TenantDb = Kysely<TenantDatabase>;
 export type ParticipationRow = Selectable<ParticipationsTable>;
 
 /** A participation with the names of its person, as every answer shows it. */

@@ -1,11 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { transact } from '../changes/recorder.js';
 import { participationsByIds, type ParticipationItemRow } from './queries.js';
 import { lockEventOrThrow, SplitTheTurn, takePlaces, type Registration } from './seats.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 /**
  * Registrations for one event take turns at this instance (a group commit): the first goes at

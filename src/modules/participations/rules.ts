@@ -1,9 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { ParticipationRole, ParticipationState, TenantDatabase } from '../../db/types.js';
+import type { ParticipationRole, ParticipationState, TenantDb, EventRow } from '../../db/types.js';
 import { errors, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
-import { findEventWithGroup, type EventRow } from '../events/queries.js';
+import { findEventWithGroup } from '../events/queries.js';
 import { managesGroup, managesLockedEvent, requireVisibleEvent, type FoundEvent } from '../events/rules.js';
 import { canSeePerson, householdOf, type Access, type Household } from '../permissions/rules.js';
 import {
@@ -17,8 +16,6 @@ import { registerInTurn } from './registration-turns.js';
 import { isSelfServiceTransition, isTransition } from './states.js';
 import { actorOf, changedFields, noteUpdated, transact } from '../changes/recorder.js';
 import type { NewParticipation, ParticipationUpdate } from './schemas.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 /** What the caller may do with an event's participations: as a manager, or for their household. */
 export interface Rights {

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely';
-import type { ParticipationRole, ParticipationState, TenantDatabase } from '../../db/types.js';
+import type { ParticipationRole, ParticipationState, TenantDb, EventRow } from '../../db/types.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { errors, ruleMessages, type ApiError } from '../../errors.js';
-import { lockEvent, setEventCounts, type EventRow } from '../events/queries.js';
+import { lockEvent, setEventCounts } from '../events/queries.js';
 import {
   acceptQueued,
   deleteParticipation,
@@ -18,8 +17,6 @@ import {
 } from './queries.js';
 import { noteCreated, noteUpdated } from '../changes/recorder.js';
 import { registrationState, seatsLeft, takesSeat } from './states.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 /**
  * Seats and the waiting list (events.md section 2). Every function here runs inside a transaction

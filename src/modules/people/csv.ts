@@ -1,14 +1,11 @@
-import type { Kysely } from 'kysely';
 import type { Readable } from 'node:stream';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
 import { csvStream, type Cell } from '../../lib/csv.js';
 import { requireGroupById } from '../memberships/rules.js';
 import type { Access } from '../permissions/rules.js';
 import { listVisiblePeople, personSortKey, sortNamesOf, type PeopleSelection } from './queries.js';
 import { PersonSchema, toApiPerson, type ApiPerson, type PeopleFilters } from './schemas.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 /** The columns of the people CSV (data.md section 1): the person fields in their JSON order. */
 export const PERSON_COLUMNS = Object.keys(PersonSchema.properties) as (keyof ApiPerson)[];

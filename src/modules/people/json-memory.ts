@@ -1,13 +1,10 @@
-import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { CacheChange } from '../../db/invalidation/queries.js';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb } from '../../db/types.js';
 import { compileSerializer } from '../../http/serializer.js';
 import { TOKEN_ROW_MAX_AGE_MS } from '../tokens/verifier.js';
 import { findPeopleByIds, sortNamesOf, type PersonRef, type SortNames } from './queries.js';
 import { PersonSchema, toApiPerson } from './schemas.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 /** 24 million characters of JSON (24 MB, up to twice that where names need two bytes a character): the 29,568 people of the benchmark's largest region take about 15 million with their names. */
 const KEPT_CHARS = 24_000_000;

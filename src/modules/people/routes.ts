@@ -6,7 +6,6 @@ import { beforeBody, IdParams, ok, okJsonText, parseId } from '../../http/before
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
-import type { GroupRow } from '../groups/queries.js';
 import type { ResourceRouteOptions } from '../groups/routes.js';
 import { listPersonMemberships } from '../memberships/queries.js';
 import { MembershipSchema, PersonMembershipsQuery, toApiMembership } from '../memberships/schemas.js';
@@ -32,6 +31,7 @@ import {
 } from './rules.js';
 import { NewPersonSchema, PeopleQuery, PersonSchema, PersonUpdateSchema, toApiPerson } from './schemas.js';
 import { RECORD_FIELDS, refuseFields } from '../users/schemas.js';
+import type { GroupRow } from '../../db/types.js';
 
 const tags = ['people'];
 const PersonAnswer = Envelope(Type.Object({ person: PersonSchema }));

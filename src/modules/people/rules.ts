@@ -1,17 +1,23 @@
-import type { Kysely } from 'kysely';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb, UserRow, GroupRow } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import type { CursorCodec } from '../../http/paging.js';
 import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { hashPassword } from '../auth/passwords.js';
-import type { GroupRow } from '../groups/queries.js';
 import { addMembership, requireGrantable, requireGroupById } from '../memberships/rules.js';
 import { lockPersonForMemberships, rootAdminMemberships } from '../memberships/queries.js';
 import { canSeePerson, holdsOnPerson, isRootAdmin, mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
 import { revokeAllTokens } from '../tokens/rules.js';
-import { findUserByEmail, findUserByUsername, insertUser, newUserRow, updateUserProfile, changesAnything, type ProfileChanges, type UserRow } from '../users/queries.js';
+import {
+  findUserByEmail,
+  findUserByUsername,
+  insertUser,
+  newUserRow,
+  updateUserProfile,
+  changesAnything,
+  type ProfileChanges,
+} from '../users/queries.js';
 import {
   deleteGuardianship,
   erasePersonRows,
@@ -34,8 +40,6 @@ import { personChanges } from '../changes/person.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import { releasePlacesOf } from '../participations/seats.js';
 import { forgetAnswersAbout } from '../idempotency/queries.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 /** What PATCH /people/{id} may change (its schema's fields). */
 const PERSON_FIELDS = [

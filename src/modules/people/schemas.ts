@@ -4,7 +4,7 @@ import { Timestamp } from '../../http/schemas.js';
 import { StoredText } from '../../lib/validation.js';
 import { MembershipGrantSchema, DaySchema } from '../memberships/schemas.js';
 import { Email, NewPassword, ProfileUpdateSchema, toApiUser, UserSchema, Username } from '../users/schemas.js';
-import type { UserRow } from '../users/queries.js';
+import type { UserRow } from '../../db/types.js';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const Birthday = Type.Union([DaySchema, Type.Null()]);

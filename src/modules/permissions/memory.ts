@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import type { TenantDatabase } from '../../db/types.js';
-import { findGroup, type GroupRow } from '../groups/queries.js';
+import type { TenantDatabase, GroupRow } from '../../db/types.js';
+import { findGroup } from '../groups/queries.js';
 import { readRoleFacts, type RoleFacts } from './rules.js';
 
 /**

@@ -1,9 +1,7 @@
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Day, Permission, RoleScope } from '../../access/permissions.js';
 import { statementChunks } from '../../db/statement-chunks.js';
-import type { TenantDatabase } from '../../db/types.js';
-
-type TenantDb = Kysely<TenantDatabase>;
+import type { TenantDb } from '../../db/types.js';
 
 // The SQL of the permission rule. It reads memberships, groups and role types: the one place
 // besides those modules that does, because "what may X do" joins all three.

@@ -1,6 +1,6 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { atLeast, isActiveOn, permissionOn, permissionOnSubtree, type Day, type Permission, type RoleHeld } from '../../access/permissions.js';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDatabase, TenantDb } from '../../db/types.js';
 import {
   activeGroupPaths,
   activeGroupPathsByPerson,
@@ -14,8 +14,6 @@ import {
   wardIdsOf,
   type RoleRow,
 } from './queries.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 /**
  * What one person may do today, for one request: the rule of groups.md section 2 over their

@@ -1,10 +1,8 @@
 import { containsNul } from '../../lib/validation.js';
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { RoleTypesTable, TenantDatabase } from '../../db/types.js';
+import { sql, type Selectable } from 'kysely';
+import type { RoleTypesTable, TenantDb } from '../../db/types.js';
 
 export type RoleTypeRow = Selectable<RoleTypesTable>;
-type TenantDb = Kysely<TenantDatabase>;
-
 export const listRoleTypeRows = (db: TenantDb): Promise<RoleTypeRow[]> => db.selectFrom('role_types').selectAll().orderBy('id').execute();
 
 /** A key with U+0000 names no role type (PostgreSQL's text cannot even compare it). */

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import { pickFields } from '../../lib/pick.js';
@@ -8,8 +7,6 @@ import { isRootAdmin, type Access } from '../permissions/rules.js';
 import { deleteRoleType, findRoleType, insertRoleType, isRoleTypeInUse, listRoleTypeRows, updateRoleType, type RoleTypeRow } from './queries.js';
 import { toApiRoleType, type NewRoleType, type RoleTypeUpdate } from './schemas.js';
 import { changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 export const listRoleTypes = listRoleTypeRows;
 export { findRoleType };

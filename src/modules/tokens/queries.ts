@@ -1,14 +1,12 @@
 import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
 import type { Storage } from '../../db/storage.js';
-import { SESSION_USER_COLUMNS, type PersonalAccessTokensTable, type SessionUser, type TenantDatabase } from '../../db/types.js';
+import { SESSION_USER_COLUMNS, type PersonalAccessTokensTable, type SessionUser, type TenantDb } from '../../db/types.js';
 import { USER_TOKENABLE_TYPE } from './secrets.js';
 
 // HOT PATH (see README, "Architecture"): the token lookup, compiled once per tenant and run through Storage.readNow.
 
 export type TokenRow = Selectable<PersonalAccessTokensTable>;
-type TenantDb = Kysely<TenantDatabase>;
-
 export interface NewToken {
   userId: number;
   name: string;

@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
 import { abilitiesBeyond, ALL_GRANTED } from '../../access/abilities.js';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb } from '../../db/types.js';
 import { fieldMessages, type FieldErrors } from '../../errors.js';
 import { toApiTimestamp, toApiTimestampOrNull, toDbTimestamp } from '../../lib/time.js';
 import {
@@ -19,8 +18,6 @@ import {
   LOGIN_TOKEN_NAME,
   parseAbilities,
 } from './secrets.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 // Revoking a token deletes its row; the database announces the change to every instance's
 // caches by itself (db/invalidation), so nothing here publishes anything.

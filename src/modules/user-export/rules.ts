@@ -1,19 +1,15 @@
-import type { Kysely } from 'kysely';
 import type { Day } from '../../access/permissions.js';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb, UserRow, MembershipRow } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { findGroup } from '../groups/queries.js';
-import { listPersonMemberships, type MembershipRow } from '../memberships/queries.js';
+import { listPersonMemberships } from '../memberships/queries.js';
 import { findPerson, listGuardians, listWards } from '../people/queries.js';
 import { operatorAccess } from '../permissions/rules.js';
 import { listTokens } from '../tokens/rules.js';
 import type { TokenListItem } from '../tokens/schemas.js';
-import type { UserRow } from '../users/queries.js';
 import { historyOf, type HistoryRow } from '../changes/history.js';
 import { listParticipationsOfPerson } from '../participations/queries.js';
 import { readAllPages } from '../../lib/read-all-pages.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 const PAGE_ROWS = 200;
 

@@ -1,12 +1,9 @@
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
 import { idsInListedOrder, statementChunks } from '../../db/statement-chunks.js';
-import type { TenantDatabase, UsersTable } from '../../db/types.js';
+import type { UsersTable, TenantDb, UserRow } from '../../db/types.js';
 import { sortKey } from '../../lib/sort-key.js';
 import { containsNul, lowerAscii } from '../../lib/validation.js';
-
-export type UserRow = Selectable<UsersTable>;
-type TenantDb = Kysely<TenantDatabase>;
 
 
 function lowerColumn(db: TenantDb, column: 'username' | 'email') {

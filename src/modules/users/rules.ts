@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb, UserRow } from '../../db/types.js';
 import { fieldMessages, type FieldErrors } from '../../errors.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
@@ -17,13 +16,10 @@ import {
   updateUserProfile,
   changesAnything,
   type ProfileChanges,
-  type UserRow,
 } from './queries.js';
 import { noteCreated, noteUpdated, transact } from '../changes/recorder.js';
 import { HIDDEN_PASSWORD, personChanges } from '../changes/person.js';
 import { toApiUser, type ApiUser, type NewUser, type ProfileUpdate } from './schemas.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 // A changed password or a deactivated account ends every session at once (api.md 5.3): the
 // change and the deletion of the user's tokens commit together or not at all. Every change here

@@ -1,8 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { RegistryDatabase, TenantDatabase, WebhookDeliveriesTable, WebhooksTable } from '../../db/types.js';
+import type { RegistryDatabase, WebhookDeliveriesTable, WebhooksTable, TenantDb } from '../../db/types.js';
 import { toDbTimestamp } from '../../lib/time.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;

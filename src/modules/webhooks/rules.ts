@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { isForeignKeyViolation } from '../../db/errors.js';
-import type { RegistryDatabase, TenantDatabase } from '../../db/types.js';
+import type { RegistryDatabase, TenantDb } from '../../db/types.js';
 import { errors, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import { toDbTimestamp } from '../../lib/time.js';
@@ -10,8 +10,6 @@ import { newMessagePrefix, pingMessage, sendMessage } from './message.js';
 import { deleteWebhook, findWebhook, insertDelivery, insertWebhook, markWebhookTenant, updateWebhook, type DeliveryRow, type WebhookChanges, type WebhookRow } from './queries.js';
 import type { NewWebhook, WebhookUpdate } from './schemas.js';
 import { newWebhookSecret } from './secret.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 /** Where a tenant's webhooks live and which addresses they may use. */
 export interface WebhookContext {

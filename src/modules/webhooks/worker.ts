@@ -1,16 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Kysely } from 'kysely';
 import type { Storage } from '../../db/storage.js';
-import type { TenantDatabase } from '../../db/types.js';
+import type { TenantDb } from '../../db/types.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { feedBounds } from '../changes/queries.js';
 import { changeMessage, sendMessage, type WebhookMessage } from './message.js';
 import { countFailure, disableFailing, insertDelivery, listDueWebhooks, listWebhookTenants, nextRecordFor, takeLease, updateLeased, type WebhookRow } from './queries.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { STOPPED, type AttemptOutcome } from './delivery.js';
-
-type TenantDb = Kysely<TenantDatabase>;
 
 /**
  * How long an instance holds a webhook for one message (integrations.md section 4: at most 30 s).

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { UserRow } from '../../../src/modules/users/queries.js';
 import { sortKey } from '../../../src/lib/sort-key.js';
 import type { TestApp } from '../../helpers/app.js';
+import type { UserRow } from '../../../src/db/types.js';
 
 /**
  * A change that lands between a people page's query and the read of the people whose JSON is not

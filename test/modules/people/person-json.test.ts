@@ -7,9 +7,9 @@ import type { Storage } from '../../../src/db/storage.js';
 import { createPersonJsonMemory } from '../../../src/modules/people/json-memory.js';
 import { PERSON_REF_COLUMNS, type PersonRef } from '../../../src/modules/people/queries.js';
 import { PersonSchema } from '../../../src/modules/people/schemas.js';
-import type { UserRow } from '../../../src/modules/users/queries.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 import { sleep } from '../../helpers/wait.js';
+import type { UserRow } from '../../../src/db/types.js';
 
 /**
  * GET /people writes each person's JSON once per version and keeps it (people/json-memory.ts).
