@@ -43,12 +43,13 @@ import { createPersonJsonMemory } from './modules/people/json-memory.js';
 import eventRoutes from './modules/events/routes.js';
 import participationRoutes from './modules/participations/routes.js';
 import { createTenantCalendar } from './modules/permissions/calendar.js';
-import { createGroupMemory, createRoleMemory } from './modules/permissions/memory.js';
+import { createRoleMemory } from './modules/permissions/memory.js';
 import { createRequestAccess } from './modules/permissions/request.js';
 import { createCursorCodec, cursorScope } from './http/paging.js';
 import { readOrCreateSetting } from './db/settings.js';
 import { serializerCompiler } from './http/serializer.js';
 import { PACKAGE_ROOT } from './lib/package-root.js';
+import { createGroupMemory } from './modules/groups/memory.js';
 
 const { version: SERVICE_VERSION } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
 const REDIS_CONNECT_WAIT_MS = 2000;

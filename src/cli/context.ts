@@ -4,11 +4,11 @@ import { loadConfig, type Config } from '../config.js';
 import { createStorage } from '../db/index.js';
 import type { Storage } from '../db/storage.js';
 import type { TenantDatabase } from '../db/types.js';
-import type { Day } from '../access/permissions.js';
 import { dayIn } from '../modules/permissions/calendar.js';
 import { requireTenant } from '../modules/tenants/rules.js';
 import { findUserRecord } from '../modules/users/rules.js';
 import type { ApiUser } from '../modules/users/schemas.js';
+import type { Day } from '../lib/time.js';
 
 /** An expected failure: printed as one line on stderr, exit status 1. */
 export class CliError extends Error {

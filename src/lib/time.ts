@@ -1,3 +1,6 @@
+/** A calendar day as `YYYY-MM-DD` (in the tenant's time zone): such strings compare in date order. */
+export type Day = string;
+
 /** The database form of a moment: UTC text with microseconds, e.g. "2026-11-21 09:30:05.123000". */
 export function toDbTimestamp(moment: Date): string {
   return `${moment.toISOString().slice(0, 23).replace('T', ' ')}000`;

@@ -38,7 +38,7 @@ export interface Invalidations {
    * How many writes to the tenant this process has finished (whether or not they announced a
    * change; a relay retried by the feed counts too, harmlessly). It grows before the writer goes
    * on, so a cache that notes it before a read knows whether a write of this process has
-   * finished since (modules/permissions/memory.ts).
+   * finished since (db/tenant-memory.ts).
    */
   writes(tenant: string): number;
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { atLeast } from '../../access/permissions.js';
+import { atLeast } from '../permissions/levels.js';
 import { errors } from '../../errors.js';
 import { readAllPages } from '../../lib/read-all-pages.js';
 import { IdParams, ok, parseId } from '../../http/before-body.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { atLeast } from '../../access/permissions.js';
+import { atLeast } from '../permissions/levels.js';
 import { errors } from '../../errors.js';
 import { ok } from '../../http/before-body.js';
 import { refuseUnknownQueryParameters } from '../../http/query.js';

@@ -4,7 +4,7 @@ import type { EventsTable, TenantDatabase, TenantDb, GroupRow, EventRow } from '
 import type { SortKey } from '../../http/paging.js';
 import { normaliseDbTimestamp } from '../../lib/time.js';
 import { CompiledQueries } from '../../db/compiled-queries.js';
-import { groupAmong } from '../permissions/queries.js';
+import { groupAmong } from '../../db/conditions.js';
 
 // The events module reads events with their groups (who sees what) and, for "has a participant",
 // the participations of an event; the participations module writes those.

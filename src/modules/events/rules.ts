@@ -1,4 +1,4 @@
-import { atLeast } from '../../access/permissions.js';
+import { atLeast } from '../permissions/levels.js';
 import type { TenantDb, GroupRow, EventRow } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';

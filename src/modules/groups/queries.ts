@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
-import type { Day } from '../../access/permissions.js';
 import type { GroupsTable, TenantDb, GroupRow } from '../../db/types.js';
-import { activeOn, pathUpperBound } from '../permissions/queries.js';
 import { CompiledQueries } from '../../db/compiled-queries.js';
+import { activeOn, pathUpperBound } from '../../db/conditions.js';
+import type { Day } from '../../lib/time.js';
 
 const nextVersion = sql<number>`version + 1`;
 

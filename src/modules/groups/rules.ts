@@ -1,4 +1,4 @@
-import { atLeast, isAtOrBelow } from '../../access/permissions.js';
+import { atLeast, isAtOrBelow } from '../permissions/levels.js';
 import type { TenantDb, GroupRow } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';

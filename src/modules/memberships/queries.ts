@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
-import type { Day } from '../../access/permissions.js';
 import type { MembershipsTable, TenantDb, MembershipRow } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
-import { activeOn } from '../permissions/queries.js';
 import { binaryText } from '../../db/collation.js';
 import { idsInListedOrder, statementChunks } from '../../db/statement-chunks.js';
+import { activeOn } from '../../db/conditions.js';
+import type { Day } from '../../lib/time.js';
 
 export const findMembership = (db: TenantDb, id: number): Promise<MembershipRow | undefined> =>
   db.selectFrom('memberships').selectAll().where('id', '=', id).executeTakeFirst();

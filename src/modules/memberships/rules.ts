@@ -1,9 +1,9 @@
-import { atLeast, isActiveOn, type Day } from '../../access/permissions.js';
+import { atLeast, isActiveOn } from '../permissions/levels.js';
 import type { TenantDb, GroupRow, MembershipRow } from '../../db/types.js';
 import { errors, fieldMessages, ruleMessages, type FieldErrors } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import { pickFields } from '../../lib/pick.js';
-import { toDbTimestamp } from '../../lib/time.js';
+import { toDbTimestamp, type Day } from '../../lib/time.js';
 import { findGroup, holdGroup } from '../groups/queries.js';
 import { canSeePerson, type Access } from '../permissions/rules.js';
 import { findRoleType } from '../role-types/queries.js';

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { hasAbility } from '../../access/abilities.js';
-import { atLeast } from '../../access/permissions.js';
+import { atLeast } from '../permissions/levels.js';
 import { errors } from '../../errors.js';
 import { callerOf } from '../../http/auth.js';
 import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';

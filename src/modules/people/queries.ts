@@ -1,16 +1,15 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
-import type { Day } from '../../access/permissions.js';
 import { binaryText } from '../../db/collation.js';
 import { CompiledQueries } from '../../db/compiled-queries.js';
 import { statementChunks } from '../../db/statement-chunks.js';
 import type { TenantDb, UserRow } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
 import { sortKey } from '../../lib/sort-key.js';
-import { toDbTimestamp, normaliseDbTimestamp } from '../../lib/time.js';
+import { toDbTimestamp, normaliseDbTimestamp, type Day } from '../../lib/time.js';
 import { lowerAscii } from '../../lib/validation.js';
-import { activeOn, groupAmong } from '../permissions/queries.js';
 import { visiblePeople, type Access, type PeopleQuery } from '../permissions/rules.js';
+import { activeOn, groupAmong } from '../../db/conditions.js';
 
 // The people resource reads users with memberships and groups (who is where, who sees whom).
 // Writes to users go through the users module.

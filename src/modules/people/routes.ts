@@ -41,7 +41,7 @@ const changed = { ...ErrorSchema, description: 'The resource was changed by some
 const idOf = (params: unknown, name = 'id') => parseId((params as Record<string, string | undefined>)[name]);
 
 export interface PeopleRouteOptions extends ResourceRouteOptions {
-  /** The group named by `group_id`, remembered for a second (permissions/memory.ts). */
+  /** The group named by `group_id`, remembered for a second (groups/memory.ts). */
   groupOf: (request: FastifyRequest, id: number) => Promise<GroupRow | undefined>;
   /** People's JSON kept by version, for the pages of GET /people. */
   peopleJson: PersonJsonMemory;

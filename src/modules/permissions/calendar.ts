@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import type { Day } from '../../access/permissions.js';
 import { findTenantRecord } from '../tenants/rules.js';
 import type { Storage } from '../../db/storage.js';
+import type { Day } from '../../lib/time.js';
 
 /**
  * "Today" is the date in the tenant's time zone (groups.md section 0). The zone is read from the

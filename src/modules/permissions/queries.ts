@@ -1,7 +1,9 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
-import type { Day, Permission, RoleScope } from '../../access/permissions.js';
+import { sql } from 'kysely';
+import type { Permission, RoleScope } from './levels.js';
 import { statementChunks } from '../../db/statement-chunks.js';
 import type { TenantDb } from '../../db/types.js';
+import type { Day } from '../../lib/time.js';
+import { activeOn } from '../../db/conditions.js';
 
 // The SQL of the permission rule. It reads memberships, groups and role types: the one place
 // besides those modules that does, because "what may X do" joins all three.
@@ -101,27 +103,6 @@ export async function isGuardian(db: TenantDb, guardianId: number, wardId: numbe
     .executeTakeFirst();
   return row !== undefined;
 }
-
-/** The membership `alias` is active on `day` (groups.md section 2). */
-export function activeOn(alias: string, day: Day): Expression<SqlBool> {
-  const ref = (column: string) => sql.ref(`${alias}.${column}`);
-  return sql<SqlBool>`(${ref('start_on')} <= ${day} and (${ref('end_on')} is null or ${ref('end_on')} >= ${day}))`;
-}
-
-/**
- * The groups (alias `g`) at or below one of `subtreePaths`, or among `groupIds`: the groups a
- * caller may read. "At or below" is a range on the materialised path, so it uses its index:
- * every path below "/1/4/" lies in ["/1/4/", "/1/40") (paths hold only digits and "/").
- */
-export function groupAmong(alias: string, subtreePaths: readonly string[], groupIds: readonly number[]): Expression<SqlBool> {
-  const parts = subtreePaths.map((path) => sql`(${sql.ref(`${alias}.path`)} >= ${path} and ${sql.ref(`${alias}.path`)} < ${pathUpperBound(path)})`);
-  if (groupIds.length > 0) parts.push(sql`${sql.ref(`${alias}.id`)} in (${sql.join(groupIds)})`);
-  if (parts.length === 0) return sql<SqlBool>`1 = 0`;
-  return sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
-}
-
-/** The first string after every path that starts with `path` ("/1/4/" -> "/1/40"). */
-export const pathUpperBound = (path: string): string => `${path.slice(0, -1)}0`;
 
 /** The ids of the people `guardianId` is guardian of. */
 export async function wardIdsOf(db: TenantDb, guardianId: number): Promise<number[]> {

@@ -1,12 +1,10 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import { atLeast, isActiveOn, permissionOn, permissionOnSubtree, type Day, type Permission, type RoleHeld } from '../../access/permissions.js';
+import { atLeast, isActiveOn, permissionOn, permissionOnSubtree, type Permission, type RoleHeld } from './levels.js';
 import type { TenantDatabase, TenantDb } from '../../db/types.js';
 import {
   activeGroupPaths,
   activeGroupPathsByPerson,
   activeGroupPathsOfPeople,
-  activeOn,
-  groupAmong,
   isGuardian,
   rolesAndRootOf,
   rolesOfPerson,
@@ -14,6 +12,8 @@ import {
   wardIdsOf,
   type RoleRow,
 } from './queries.js';
+import { activeOn, groupAmong } from '../../db/conditions.js';
+import type { Day } from '../../lib/time.js';
 
 /**
  * What one person may do today, for one request: the rule of groups.md section 2 over their

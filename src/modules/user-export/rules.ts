@@ -1,4 +1,3 @@
-import type { Day } from '../../access/permissions.js';
 import type { TenantDb, UserRow, MembershipRow } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { findGroup } from '../groups/queries.js';
@@ -10,6 +9,7 @@ import type { TokenListItem } from '../tokens/schemas.js';
 import { historyOf, type HistoryRow } from '../changes/history.js';
 import { listParticipationsOfPerson } from '../participations/queries.js';
 import { readAllPages } from '../../lib/read-all-pages.js';
+import type { Day } from '../../lib/time.js';
 
 const PAGE_ROWS = 200;
 

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDbTimestamp } from '../../../src/lib/time.js';
-import { createGroupMemory, createRoleMemory, ROLES_KEPT_MS } from '../../../src/modules/permissions/memory.js';
+import { createRoleMemory } from '../../../src/modules/permissions/memory.js';
 import { openStorage } from '../../../src/server/first-start.js';
 import type { Storage } from '../../../src/db/storage.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
+import { createGroupMemory } from '../../../src/modules/groups/memory.js';
+import { ROLES_KEPT_MS } from '../../../src/db/tenant-memory.js';
 
 /**
  * The role memory keeps a caller's memberships between requests. Issue 20: a changed permission

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERMISSIONS, type Permission } from '../../../src/access/permissions.js';
+import { PERMISSIONS, type Permission } from '../../../src/modules/permissions/levels.js';
 import { toDbTimestamp } from '../../../src/lib/time.js';
 import { listVisiblePeople } from '../../../src/modules/people/queries.js';
 import { accessOf, canSeePerson, rightsToChange, rightToChange } from '../../../src/modules/permissions/rules.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { atLeast, higher, isActiveOn, permissionOn, PERMISSIONS, type Permission, type RoleScope } from '../../src/access/permissions.js';
+import { atLeast, higher, isActiveOn, permissionOn, PERMISSIONS, type Permission, type RoleScope } from '../../../src/modules/permissions/levels.js';
 
 describe('permission levels', () => {
   it('orders none < read < write < admin', () => {

@@ -1,3 +1,5 @@
+import type { Day } from '../../lib/time.js';
+
 /**
  * Role permissions (groups.md section 2): "what may person X do on group G today". A person's
  * permission on G is the highest `permission` among their memberships active that day whose group
@@ -17,9 +19,6 @@ export const atLeast = (held: Permission, needed: Permission): boolean => RANK[h
 
 /** The higher of two permissions. */
 export const higher = (a: Permission, b: Permission): Permission => (RANK[a] >= RANK[b] ? a : b);
-
-/** A day as `YYYY-MM-DD`: such strings compare in date order. */
-export type Day = string;
 
 /** A membership as the permission rule reads it. */
 export interface RoleHeld {
