@@ -13,16 +13,15 @@ import { requireManagedEvent, requireVisibleEvent, viewerOf } from '../events/ru
 import { listPersonParticipations } from '../participations/queries.js';
 import type { TenantDatabase } from '../../db/types.js';
 import type { Kysely } from 'kysely';
-import type { ResourceRouteOptions } from '../groups/routes.js';
 import { requireGroup } from '../groups/rules.js';
 import { requireChangeable, requireVisiblePerson } from '../people/rules.js';
 import { historyOf, type HistorySubject } from './history.js';
 import { HistoryItemSchema, toApiHistoryItem } from './schemas.js';
+import { forbiddenAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
 
 const HistoryQuery = Type.Object(PagingQuery, { additionalProperties: false });
 const HistoryAnswer = Envelope(Type.Object({ changes: Type.Array(HistoryItemSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }));
-const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized. (may not change the resource)' };
-const idOf = (request: FastifyRequest) => parseId((request.params as { id?: string }).id);
+const forbidden = forbiddenAnswer('may not change the resource');
 
 interface HistoryEndpoint {
   path: string;
@@ -89,7 +88,7 @@ async function visibleParticipationIds(db: Kysely<TenantDatabase>, personId: num
 }
 
 /** History (integrations.md section 3): a resource's change records, newest first. */
-const historyRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursorsOf, accessOf }) => {
+const historyRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   for (const endpoint of endpoints) {
     app.get(

@@ -5,14 +5,15 @@ import { errors } from '../../errors.js';
 import { ok } from '../../http/before-body.js';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { Envelope, ErrorSchema } from '../../http/schemas.js';
-import type { ResourceRouteOptions } from '../groups/routes.js';
 import { feedBounds, recordsAfter } from './queries.js';
 import { ChangeSchema, ChangesQuery, DEFAULT_FEED_LIMIT, toApiChange } from './schemas.js';
+import type { ResourceRouteOptions } from '../../http/route-kit.js';
+import type { Access } from '../permissions/rules.js';
 
 const tags = ['changes'];
 
 /** The change feed (integrations.md section 2). */
-const changeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { accessOf }) => {
+const changeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(
     '/changes',

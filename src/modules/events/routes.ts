@@ -6,18 +6,17 @@ import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
-import type { ResourceRouteOptions } from '../groups/routes.js';
 import { changeEvent, createEvent, listEvents, removeEvent, requireManagedEvent, requireVisibleEvent } from './rules.js';
 import { EventListQuery, EventSchema, EventUpdateSchema, NewEventSchema, toApiEvent } from './schemas.js';
+import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
+import type { Access } from '../permissions/rules.js';
 
 const tags = ['events'];
 const EventAnswer = Envelope(Type.Object({ event: EventSchema }));
-const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized. (not a manager of the event)' };
-const changed = { ...ErrorSchema, description: 'If-Match names an older version: The resource was changed by someone else.' };
-const idOf = (params: unknown) => parseId((params as { id?: string }).id);
+const forbidden = forbiddenAnswer('not a manager of the event');
 
 /** The events module's routes (events.md section 1). */
-const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursorsOf, accessOf }) => {
+const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(
     '/events',
@@ -54,7 +53,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app,
       },
     },
     async (request, reply) => {
-      const { event } = await requireVisibleEvent(request.tenant.db, await accessOf(request), idOf(request.params));
+      const { event } = await requireVisibleEvent(request.tenant.db, await accessOf(request), idOf(request));
       reply.header('etag', etagOf(event.version));
       return ok({ event: toApiEvent(event) });
     },
@@ -82,7 +81,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app,
   // Seen (404), then managed (403), before the body is read.
   const managed = beforeBody(async (request) => {
     const access = await accessOf(request);
-    return { access, ...(await requireManagedEvent(request.tenant.db, access, idOf(request.params))) };
+    return { access, ...(await requireManagedEvent(request.tenant.db, access, idOf(request))) };
   });
 
   app.patch(
@@ -98,7 +97,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app,
         description:
           'Managers. `capacity` may not drop below the accepted participants; a raised capacity accepts the first of the waiting list. A move (`group_id`) needs `write` on the new group too. Honours If-Match.',
         body: EventUpdateSchema,
-        response: { 200: EventAnswer, 403: forbidden, 412: changed },
+        response: { 200: EventAnswer, 403: forbidden, 412: changedAnswer },
       },
     },
     async (request, reply) => {
@@ -120,7 +119,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app,
         operationId: 'deleteEvent',
         summary: 'Delete an event',
         description: 'Managers; not while a participation is pending, accepted or waitlisted. Honours If-Match.',
-        response: { 204: NoContent, 403: forbidden, 412: changed, 422: { ...ValidationErrorSchema, description: 'The event has participants.' } },
+        response: { 204: NoContent, 403: forbidden, 412: changedAnswer, 422: { ...ValidationErrorSchema, description: 'The event has participants.' } },
       },
     },
     async (request, reply) => {

@@ -11,20 +11,14 @@ import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../h
 import type { Access } from '../permissions/rules.js';
 import { changeGroup, createGroup, listGroups, removeGroup, requireGroup } from './rules.js';
 import { ancestorsOf, GroupListQuery, GroupSchema, GroupUpdateSchema, NewGroupSchema, toApiGroup } from './schemas.js';
-
-export interface ResourceRouteOptions {
-  /** The request's cursor codec: bound to its tenant and its list's filters. */
-  cursorsOf: (request: FastifyRequest) => CursorCodec;
-  accessOf: (request: FastifyRequest) => Promise<Access>;
-}
+import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
 
 const tags = ['groups'];
 const GroupAnswer = Envelope(Type.Object({ group: GroupSchema }));
-const changed = { ...ErrorSchema, description: 'If-Match names an older version: The resource was changed by someone else.' };
-const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized. (role permission)' };
+const forbidden = forbiddenAnswer('role permission');
 
 /** The groups module's routes (groups.md section 1): one tree per tenant. */
-const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursorsOf, accessOf }) => {
+const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(
     '/groups',
@@ -60,7 +54,7 @@ const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app,
       },
     },
     async (request, reply) => {
-      const group = await requireGroup(request.tenant.db, parseId((request.params as { id?: string }).id));
+      const group = await requireGroup(request.tenant.db, idOf(request));
       reply.header('etag', etagOf(group.version));
       return ok({ group: toApiGroup(group), ancestors: ancestorsOf(group) });
     },
@@ -87,7 +81,7 @@ const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app,
 
   // The group and the caller's permission on it are checked before the body is read.
   const writable = beforeBody(async (request) => {
-    const group = await requireGroup(request.tenant.db, parseId((request.params as { id?: string }).id));
+    const group = await requireGroup(request.tenant.db, idOf(request));
     const access = await accessOf(request);
     return { group, access };
   });
@@ -108,7 +102,7 @@ const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app,
         summary: 'Change or move a group',
         description: 'Needs `write` on the group; a move (`parent_id`) also on the new parent. Honours If-Match.',
         body: GroupUpdateSchema,
-        response: { 200: GroupAnswer, 403: forbidden, 412: changed },
+        response: { 200: GroupAnswer, 403: forbidden, 412: changedAnswer },
       },
     },
     async (request, reply) => {
@@ -130,7 +124,7 @@ const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app,
         operationId: 'deleteGroup',
         summary: 'Delete a group',
         description: 'Needs `write` on the parent. 422 while it has subgroups, active memberships or upcoming events (ended events go with it); the root is never deleted. Honours If-Match.',
-        response: { 204: NoContent, 403: forbidden, 412: changed, 422: { ...ValidationErrorSchema, description: 'The group still has subgroups / active memberships / upcoming events; the root group' } },
+        response: { 204: NoContent, 403: forbidden, 412: changedAnswer, 422: { ...ValidationErrorSchema, description: 'The group still has subgroups / active memberships / upcoming events; the root group' } },
       },
     },
     async (request, reply) => {

@@ -8,22 +8,22 @@ import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
-import type { ResourceRouteOptions } from '../groups/routes.js';
 import { requireGroup } from '../groups/rules.js';
 import { groupMembershipKey, listGroupMemberships } from './queries.js';
 import { changeMembership, grantMembership, removeMembership, requireGrantable, requireVisibleMembership } from './rules.js';
 import { GroupMembershipSchema, GroupMembershipsQuery, MembershipSchema, MembershipUpdateSchema, NewMembershipSchema, toApiMembership } from './schemas.js';
 import { refuseFields } from '../users/schemas.js';
+import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
+import type { Access } from '../permissions/rules.js';
 
 const tags = ['memberships'];
 const MembershipAnswer = Envelope(Type.Object({ membership: MembershipSchema }));
-const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized. (role permission)' };
-const changed = { ...ErrorSchema, description: 'The resource was changed by someone else.' };
+const forbidden = forbiddenAnswer('role permission');
 /** Fixed at creation: end a membership and add another instead (section 4). */
 const FIXED = ['person_id', 'group_id', 'role_type'];
 
 /** The memberships module's routes (groups.md section 4). */
-const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursorsOf, accessOf }) => {
+const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(
     '/groups/:id/memberships',
@@ -44,7 +44,7 @@ const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async 
     },
     async (request) => {
       const cursors = cursorsOf(request);
-      const group = await requireGroup(request.tenant.db, parseId((request.params as { id?: string }).id));
+      const group = await requireGroup(request.tenant.db, idOf(request));
       const access = await accessOf(request);
       if (!atLeast(access.on(group.path), 'read')) throw errors.unauthorized();
       const { query } = request;
@@ -92,7 +92,7 @@ const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async 
   // Seen (404), then `write` on its group with its role grantable (403), before the body is read.
   const writable = beforeBody(async (request) => {
     const access = await accessOf(request);
-    const found = await requireVisibleMembership(request.tenant.db, access, parseId((request.params as { id?: string }).id));
+    const found = await requireVisibleMembership(request.tenant.db, access, idOf(request));
     await requireGrantable(request.tenant.db, access, found.group, found.membership.role_type);
     return { ...found, access };
   });
@@ -109,7 +109,7 @@ const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async 
         summary: 'Change a membership',
         description: 'Label and dates only (person, group and role type are fixed). Honours If-Match.',
         body: MembershipUpdateSchema,
-        response: { 200: MembershipAnswer, 403: forbidden, 412: changed },
+        response: { 200: MembershipAnswer, 403: forbidden, 412: changedAnswer },
       },
     },
     async (request, reply) => {
@@ -132,7 +132,7 @@ const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async 
         operationId: 'deleteMembership',
         summary: 'Delete a membership',
         description: 'For mistakes; ending is PATCH end_on. The last administrator cannot be removed. Honours If-Match.',
-        response: { 204: NoContent, 403: forbidden, 412: changed, 422: { ...ValidationErrorSchema, description: 'The last administrator cannot be removed.' } },
+        response: { 204: NoContent, 403: forbidden, 412: changedAnswer, 422: { ...ValidationErrorSchema, description: 'The last administrator cannot be removed.' } },
       },
     },
     async (request, reply) => {

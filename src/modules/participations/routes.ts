@@ -12,8 +12,7 @@ import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
 import { Envelope, ErrorSchema } from '../../http/schemas.js';
 import { requireVisibleEvent, viewerOf } from '../events/rules.js';
-import type { ResourceRouteOptions } from '../groups/routes.js';
-import { householdOf } from '../permissions/rules.js';
+import { householdOf, type Access } from '../permissions/rules.js';
 import { requireVisiblePerson } from '../people/rules.js';
 import { participantsCsv } from './csv.js';
 import { listEventParticipations, listPersonParticipations } from './queries.js';
@@ -27,13 +26,12 @@ import {
   SummarySchema,
   toApiParticipation,
 } from './schemas.js';
+import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
 
 const tags = ['participations'];
 const ParticipationAnswer = Envelope(Type.Object({ participation: ParticipationSchema }));
 const ParticipationList = Envelope(Type.Object({ participations: Type.Array(ParticipationSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }));
-const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized.' };
-const changed = { ...ErrorSchema, description: 'If-Match names an older version: The resource was changed by someone else.' };
-const idOf = (params: unknown) => parseId((params as { id?: string }).id);
+const forbidden = forbiddenAnswer();
 const tokenMayWrite = (request: FastifyRequest) => hasAbility(callerOf(request).abilities, 'events:write');
 
 /**
@@ -45,11 +43,11 @@ const sendInOrder = (reply: FastifyReply, status: number, body: unknown) =>
   reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
 
 /** The participations module's routes (events.md section 2). */
-const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { cursorsOf, accessOf }) => {
+const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   const visibleEvent = beforeBody(async (request) => {
     const access = await accessOf(request);
-    return { access, ...(await requireVisibleEvent(request.tenant.db, access, idOf(request.params))) };
+    return { access, ...(await requireVisibleEvent(request.tenant.db, access, idOf(request))) };
   });
 
   app.post(
@@ -93,7 +91,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
     async (request, reply) => {
       const cursors = cursorsOf(request);
       const access = await accessOf(request);
-      const { event, manager } = await requireVisibleEvent(request.tenant.db, access, idOf(request.params));
+      const { event, manager } = await requireVisibleEvent(request.tenant.db, access, idOf(request));
       const { query } = request;
       const filters = {
         ...(query.state !== undefined ? { state: query.state } : {}),
@@ -129,14 +127,14 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
       },
     },
     async (request) => {
-      const { event, manager } = await requireVisibleEvent(request.tenant.db, await accessOf(request), idOf(request.params));
+      const { event, manager } = await requireVisibleEvent(request.tenant.db, await accessOf(request), idOf(request));
       if (!manager) throw errors.unauthorized();
       return ok({ summary: await summaryOf(request.tenant.db, Number(event.id)) });
     },
   );
 
   const visibleParticipation = beforeBody(async (request) =>
-    requireVisibleParticipation(request.tenant.db, await accessOf(request), idOf(request.params)),
+    requireVisibleParticipation(request.tenant.db, await accessOf(request), idOf(request)),
   );
 
   app.patch(
@@ -152,7 +150,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
         description:
           'Managers (`events:write`): pending -> accepted | rejected | waitlisted, waitlisted -> accepted, live -> cancelled, `role`, `notes`, `attended`. The person or a guardian (`events:read`): -> cancelled and `notes`. A seat given up goes to the first of the waiting list. Honours If-Match.',
         body: ParticipationUpdateSchema,
-        response: { 200: ParticipationAnswer, 403: forbidden, 412: changed },
+        response: { 200: ParticipationAnswer, 403: forbidden, 412: changedAnswer },
       },
     },
     async (request, reply) => {
@@ -180,7 +178,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = asy
       const cursors = cursorsOf(request);
       const db = request.tenant.db;
       const access = await accessOf(request);
-      const person = await requireVisiblePerson(db, access, idOf(request.params));
+      const person = await requireVisiblePerson(db, access, idOf(request));
       const personId = Number(person.id);
       const viewer = await viewerOf(db, access);
       const list = `person-participations:${personId}`;

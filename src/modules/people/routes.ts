@@ -6,7 +6,6 @@ import { beforeBody, IdParams, ok, okJsonText, parseId } from '../../http/before
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
-import type { ResourceRouteOptions } from '../groups/routes.js';
 import { listPersonMemberships } from '../memberships/queries.js';
 import { MembershipSchema, PersonMembershipsQuery, toApiMembership } from '../memberships/schemas.js';
 import { callerOf } from '../../http/auth.js';
@@ -32,15 +31,15 @@ import {
 import { NewPersonSchema, PeopleQuery, PersonSchema, PersonUpdateSchema, toApiPerson } from './schemas.js';
 import { RECORD_FIELDS, refuseFields } from '../users/schemas.js';
 import type { GroupRow } from '../../db/types.js';
+import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
+import type { Access } from '../permissions/rules.js';
 
 const tags = ['people'];
 const PersonAnswer = Envelope(Type.Object({ person: PersonSchema }));
 const NextCursor = Type.Union([Type.String(), Type.Null()]);
-const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized. (role permission)' };
-const changed = { ...ErrorSchema, description: 'The resource was changed by someone else.' };
-const idOf = (params: unknown, name = 'id') => parseId((params as Record<string, string | undefined>)[name]);
+const forbidden = forbiddenAnswer('role permission');
 
-export interface PeopleRouteOptions extends ResourceRouteOptions {
+export interface PeopleRouteOptions extends ResourceRouteOptions<Access> {
   /** The group named by `group_id`, remembered for a second (groups/memory.ts). */
   groupOf: (request: FastifyRequest, id: number) => Promise<GroupRow | undefined>;
   /** People's JSON kept by version, for the pages of GET /people. */
@@ -119,7 +118,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
       },
     },
     async (request, reply) => {
-      const person = await requireVisiblePerson(request.tenant.db, await accessOf(request), idOf(request.params));
+      const person = await requireVisiblePerson(request.tenant.db, await accessOf(request), idOf(request));
       reply.header('etag', etagOf(person.version));
       return ok({ person: toApiPerson(person) });
     },
@@ -148,7 +147,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
 
   const changeable = beforeBody(async (request) => {
     const access = await accessOf(request);
-    return { access, ...(await requireChangeable(request.tenant.db, access, idOf(request.params))) };
+    return { access, ...(await requireChangeable(request.tenant.db, access, idOf(request))) };
   });
 
   app.patch(
@@ -164,7 +163,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
         description:
           'As PATCH /user, plus `username` and `birthday`; `password` only for admins on the root (it revokes the person\'s tokens). Guardians change the profile only. Honours If-Match.',
         body: PersonUpdateSchema,
-        response: { 200: PersonAnswer, 403: forbidden, 412: changed },
+        response: { 200: PersonAnswer, 403: forbidden, 412: changedAnswer },
       },
     },
     async (request, reply) => {
@@ -186,12 +185,12 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
         operationId: 'erasePerson',
         summary: 'Erase a person',
         description: 'GDPR erasure by an admin on the root: the person, their tokens, memberships and guardianships. Never the last administrator. Honours If-Match.',
-        response: { 204: NoContent, 403: forbidden, 412: changed, 422: { ...ValidationErrorSchema, description: 'The last administrator cannot be removed.' } },
+        response: { 204: NoContent, 403: forbidden, 412: changedAnswer, 422: { ...ValidationErrorSchema, description: 'The last administrator cannot be removed.' } },
       },
     },
     async (request, reply) => {
       const access = await accessOf(request);
-      const person = await requireVisiblePerson(request.tenant.db, access, idOf(request.params));
+      const person = await requireVisiblePerson(request.tenant.db, access, idOf(request));
       await erasePerson(request.tenant.db, access, person, request.headers['if-match']);
       return (reply as FastifyReply).code(204).send();
     },
@@ -213,7 +212,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
     },
     async (request) => {
       const cursors = cursorsOf(request);
-      const person = await requireVisiblePerson(request.tenant.db, await accessOf(request), idOf(request.params));
+      const person = await requireVisiblePerson(request.tenant.db, await accessOf(request), idOf(request));
       const { query } = request;
       const list = `person-memberships:${Number(person.id)}`;
       const after = query.cursor === undefined ? null : Number(cursors.decode(list, query.cursor)[0]);
@@ -240,14 +239,14 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
     },
     async (request) => {
       const access = await accessOf(request);
-      const person = await requireVisiblePerson(request.tenant.db, access, idOf(request.params));
+      const person = await requireVisiblePerson(request.tenant.db, access, idOf(request));
       return ok({ guardians: (await guardiansOf(request.tenant.db, access, Number(person.id))).map(toApiPerson) });
     },
   );
 
   const guardianManager = beforeBody(async (request) => {
     const access = await accessOf(request);
-    return { access, ward: await requireGuardianManager(request.tenant.db, access, idOf(request.params)) };
+    return { access, ward: await requireGuardianManager(request.tenant.db, access, idOf(request)) };
   });
 
   app.post(
@@ -288,7 +287,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
     },
     async (request, reply) => {
       const { access, ward } = guardianManager.found(request);
-      await removeGuardian(request.tenant.db, access, ward, idOf(request.params, 'guardian_id'));
+      await removeGuardian(request.tenant.db, access, ward, idOf(request, 'guardian_id'));
       return (reply as FastifyReply).code(204).send();
     },
   );

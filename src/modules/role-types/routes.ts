@@ -5,18 +5,18 @@ import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { beforeBody, ok } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
-import type { ResourceRouteOptions } from '../groups/routes.js';
 import { actorOf } from '../changes/recorder.js';
 import { changeRoleType, createRoleType, listRoleTypes, removeRoleType, requireAdminOnRoot } from './rules.js';
 import { NewRoleTypeSchema, RoleTypeSchema, RoleTypeUpdateSchema, toApiRoleType } from './schemas.js';
+import { forbiddenAnswer, changedAnswer, type ResourceRouteOptions } from '../../http/route-kit.js';
+import type { Access } from '../permissions/rules.js';
 
 const tags = ['roles'];
 const RoleTypeAnswer = Envelope(Type.Object({ role_type: RoleTypeSchema }));
-const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized. (admin on the root needed)' };
-const changed = { ...ErrorSchema, description: 'The resource was changed by someone else.' };
+const forbidden = forbiddenAnswer('admin on the root needed');
 
 /** The role-types module's routes (groups.md section 2): the tenant's catalogue of roles. */
-const roleTypeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (app, { accessOf }) => {
+const roleTypeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(
     '/role-types',
@@ -69,7 +69,7 @@ const roleTypeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (a
         summary: 'Change a role type',
         description: 'Label, permission, scope; needs `admin` on the root. Honours If-Match.',
         body: RoleTypeUpdateSchema,
-        response: { 200: RoleTypeAnswer, 403: forbidden, 412: changed },
+        response: { 200: RoleTypeAnswer, 403: forbidden, 412: changedAnswer },
       },
     },
     async (request, reply) => {
@@ -91,7 +91,7 @@ const roleTypeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions> = async (a
         operationId: 'deleteRoleType',
         summary: 'Delete a role type',
         description: 'Needs `admin` on the root; 422 while any membership uses it. Honours If-Match.',
-        response: { 204: NoContent, 403: forbidden, 412: changed, 422: { ...ValidationErrorSchema, description: 'The role type is still in use.' } },
+        response: { 204: NoContent, 403: forbidden, 412: changedAnswer, 422: { ...ValidationErrorSchema, description: 'The role type is still in use.' } },
       },
     },
     async (request, reply) => {

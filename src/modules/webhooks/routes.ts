@@ -8,13 +8,14 @@ import { etagOf } from '../../http/etag.js';
 import { limitOf, PagingQuery } from '../../http/paging.js';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
-import type { ResourceRouteOptions } from '../groups/routes.js';
 import { requireAdminOnRoot } from '../role-types/rules.js';
 import { listDeliveryRows, listWebhookRows } from './queries.js';
 import { changeWebhook, createWebhook, pingWebhook, removeWebhook, requireWebhook, type WebhookContext } from './rules.js';
 import { CreatedWebhookSchema, DeliverySchema, NewWebhookSchema, toApiCreatedWebhook, toApiDelivery, toApiWebhook, WebhookSchema, WebhookUpdateSchema } from './schemas.js';
+import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
+import type { Access } from '../permissions/rules.js';
 
-export interface WebhookRouteOptions extends ResourceRouteOptions {
+export interface WebhookRouteOptions extends ResourceRouteOptions<Access> {
   registry: Kysely<RegistryDatabase>;
   allowPrivate: boolean;
 }
@@ -23,11 +24,9 @@ const tags = ['webhooks'];
 const requires = 'webhooks:write';
 const WebhookAnswer = Envelope(Type.Object({ webhook: WebhookSchema }));
 const ListQuery = Type.Object(PagingQuery, { additionalProperties: false });
-const forbidden = { ...ErrorSchema, description: 'Invalid ability provided., or This action is unauthorized. (admin on the root needed)' };
+const forbidden = forbiddenAnswer('admin on the root needed');
 const notFound = { ...ErrorSchema, description: 'Webhook not found.' };
-const changed = { ...ErrorSchema, description: 'If-Match names an older version: The resource was changed by someone else.' };
 const refusedUrl = { ...ValidationErrorSchema, description: 'The url must be a public https address.' };
-const idOf = (request: FastifyRequest) => parseId((request.params as { id?: string }).id);
 
 /** Webhooks (integrations.md section 4): all of it needs `webhooks:write` and `admin` on the root. */
 const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app, { cursorsOf, accessOf, registry, allowPrivate }) => {
@@ -110,7 +109,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app
         description:
           '`url`, `entities`, `description`, `enabled`. Enabling a disabled webhook resumes it at the message it stopped at. Honours If-Match.',
         body: WebhookUpdateSchema,
-        response: { 200: WebhookAnswer, 403: forbidden, 404: notFound, 412: changed, 422: refusedUrl },
+        response: { 200: WebhookAnswer, 403: forbidden, 404: notFound, 412: changedAnswer, 422: refusedUrl },
       },
     },
     async (request, reply) => {
@@ -132,7 +131,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook',
         description: 'With its delivery log. Honours If-Match.',
-        response: { 204: NoContent, 403: forbidden, 404: notFound, 412: changed },
+        response: { 204: NoContent, 403: forbidden, 404: notFound, 412: changedAnswer },
       },
     },
     async (request, reply) => {
