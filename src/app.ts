@@ -22,7 +22,7 @@ import tenantPlugin, { requireKnownTenant, type TenantLookup } from './http/tena
 import { createLogger, lazyRequestLogger } from './lib/logger.js';
 import { toDbTimestamp } from './lib/time.js';
 import authRoutes from './modules/auth/routes.js';
-import historyRoutes from './modules/changes/history-routes.js';
+import historyRoutes from './history/routes.js';
 import changeRoutes from './modules/changes/routes.js';
 import webhookRoutes from './modules/webhooks/routes.js';
 import { webApp } from './http/web-app.js';

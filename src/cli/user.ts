@@ -10,7 +10,7 @@ import { MembershipGrantSchema, type MembershipGrant } from '../modules/membersh
 import { operatorAccess } from '../modules/permissions/rules.js';
 import { CliError, openTenant, readPasswordFromStdin, requireUser, tenantDatabase, withStorage } from './context.js';
 import { membershipInput } from './groups.js';
-import { transact } from '../modules/changes/recorder.js';
+import { transact } from '../recording/recorder.js';
 
 const TEXT_FIELDS = ['phonenumber', 'phonenumber_mobile', 'street', 'housenumber', 'zip', 'city'] as const;
 const INTEGER_FIELDS = ['gender_id', 'type_id'] as const;

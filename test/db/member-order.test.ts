@@ -5,7 +5,7 @@ import { sortKey } from '../../src/lib/sort-key.js';
 import { toDbTimestamp } from '../../src/lib/time.js';
 import * as keepMembersInListOrder from '../../src/db/migrations/tenant/2026-11-25T10-00-00-keep-members-in-list-order.js';
 import * as keepPersonVersionInListOrder from '../../src/db/migrations/tenant/2026-11-26T10-00-00-keep-person-version-in-list-order.js';
-import { noteChange, transact } from '../../src/modules/changes/recorder.js';
+import { noteChange, transact } from '../../src/recording/recorder.js';
 import { movePaths } from '../../src/modules/groups/queries.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { replaceGroupTree } from '../helpers/group-tree.js';

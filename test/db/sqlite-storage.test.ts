@@ -10,7 +10,7 @@ import { createTenant, migrateAll } from '../../src/modules/tenants/rules.js';
 import { createUser } from '../../src/modules/users/rules.js';
 import { findUserByUsername } from '../../src/modules/users/queries.js';
 import { sleep, waitFor } from '../helpers/wait.js';
-import { transact } from '../../src/modules/changes/recorder.js';
+import { transact } from '../../src/recording/recorder.js';
 
 /** Files under `dir` this process holds open right now (Linux). */
 const openFilesUnder = (dir: string) =>

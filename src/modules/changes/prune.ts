@@ -1,7 +1,7 @@
 import type { Storage } from '../../db/storage.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { listAllTenants } from '../tenants/rules.js';
-import { pruneRecords } from './queries.js';
+import { pruneRecords } from '../../recording/records.js';
 
 /** Deletes, in every tenant, the change records older than `days` days. */
 export async function pruneChangeRecords(storage: Storage, days: number, now = new Date()): Promise<{ tenants: number; deleted: number }> {

@@ -5,7 +5,7 @@ import { errors } from '../../errors.js';
 import { ok } from '../../http/before-body.js';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { Envelope, ErrorSchema } from '../../http/schemas.js';
-import { feedBounds, recordsAfter } from './queries.js';
+import { feedBounds, recordsAfter } from '../../recording/records.js';
 import { ChangeSchema, ChangesQuery, DEFAULT_FEED_LIMIT, toApiChange } from './schemas.js';
 import type { ResourceRouteOptions } from '../../http/route-kit.js';
 import type { Access } from '../permissions/rules.js';

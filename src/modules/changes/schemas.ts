@@ -1,7 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { toApiTimestamp } from '../../lib/time.js';
-import type { HistoryRow } from './history.js';
-import type { FeedRecord } from './queries.js';
+import type { FeedRecord, HistoryRow } from '../../recording/records.js';
 
 export const MAX_FEED_LIMIT = 1000;
 export const DEFAULT_FEED_LIMIT = 100;
@@ -40,18 +39,4 @@ export const toApiChange = (record: FeedRecord): Static<typeof ChangeSchema> => 
   entity_id: record.entity === 'role_type' ? record.entity_id : Number(record.entity_id),
   action: record.action as 'created' | 'updated' | 'deleted',
   at: toApiTimestamp(record.at),
-});
-
-export const HistoryItemSchema = Type.Object({
-  ...ChangeSchema.properties,
-  actor: Type.Union([Type.Object({ id: Type.Integer(), firstname: Type.String(), lastname: Type.String() }), Type.Null()], {
-    description: 'Who made the change; null for the command line, the Laravel import, or an erased person',
-  }),
-  changes: Type.Record(Type.String(), Type.Array(Type.Unknown(), { minItems: 2, maxItems: 2 }), { description: 'For an update: {field: [old, new]}' }),
-});
-
-export const toApiHistoryItem = (row: HistoryRow): Static<typeof HistoryItemSchema> => ({
-  ...toApiChange(row),
-  actor: row.actor_id === null || row.actor_firstname === null ? null : { id: Number(row.actor_id), firstname: row.actor_firstname, lastname: row.actor_lastname ?? '' },
-  changes: JSON.parse(row.changes) as Record<string, unknown[]>,
 });

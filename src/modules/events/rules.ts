@@ -21,7 +21,7 @@ import {
   type EventValues,
   type EventViewer,
 } from './queries.js';
-import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
+import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../../recording/recorder.js';
 import { toApiEvent, type EventListFilters, type EventUpdate, type NewEvent } from './schemas.js';
 
 /** An event as a request found it: its group, and whether the caller manages it. */

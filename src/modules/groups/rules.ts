@@ -8,7 +8,7 @@ import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import type { Access } from '../permissions/rules.js';
 import { deleteEndedEvents, hasUpcomingEvents } from '../events/queries.js';
-import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
+import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../../recording/recorder.js';
 import {
   deleteGroup,
   findGroup,

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { TenantDatabase } from '../../db/types.js';
 import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
 import { lowerAscii, MAX_NAME_BYTES, nameFitsIndexes } from '../../lib/validation.js';
-import { noteCreated, transact } from '../changes/recorder.js';
+import { noteCreated, transact } from '../../recording/recorder.js';
 import {
   findImportedToken,
   findImportedUser,

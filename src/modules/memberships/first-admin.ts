@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { TenantDatabase, MembershipRow } from '../../db/types.js';
 import { rootGroup } from '../permissions/queries.js';
-import { transact } from '../changes/recorder.js';
+import { transact } from '../../recording/recorder.js';
 import { addMembership } from './rules.js';
 import { rootAdminMemberships } from './queries.js';
 import type { Day } from '../../lib/time.js';

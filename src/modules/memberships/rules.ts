@@ -17,7 +17,7 @@ import {
   updateMembership,
 } from './queries.js';
 import { toApiMembership, type MembershipGrant, type MembershipUpdate } from './schemas.js';
-import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
+import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../../recording/recorder.js';
 
 /** A referenced group, or 404 `Group not found.` */
 export async function requireGroupById(db: TenantDb, id: number): Promise<GroupRow> {

@@ -1,6 +1,6 @@
 import type { TenantDb } from '../../db/types.js';
 import { errors } from '../../errors.js';
-import { transact } from '../changes/recorder.js';
+import { transact } from '../../recording/recorder.js';
 import { participationsByIds, type ParticipationItemRow } from './queries.js';
 import { lockEventOrThrow, SplitTheTurn, takePlaces, type Registration } from './seats.js';
 

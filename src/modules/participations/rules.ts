@@ -14,7 +14,7 @@ import {
 import { changePlace, lockEventOrThrow } from './seats.js';
 import { registerInTurn } from './registration-turns.js';
 import { isSelfServiceTransition, isTransition } from './states.js';
-import { actorOf, changedFields, noteUpdated, transact } from '../changes/recorder.js';
+import { actorOf, changedFields, noteUpdated, transact } from '../../recording/recorder.js';
 import type { NewParticipation, ParticipationUpdate } from './schemas.js';
 
 /** What the caller may do with an event's participations: as a manager, or for their household. */

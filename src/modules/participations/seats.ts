@@ -15,7 +15,7 @@ import {
   type ParticipationChanges,
   type QueuedParticipation,
 } from './queries.js';
-import { noteCreated, noteUpdated } from '../changes/recorder.js';
+import { noteCreated, noteUpdated } from '../../recording/recorder.js';
 import { registrationState, seatsLeft, takesSeat } from './states.js';
 
 /**

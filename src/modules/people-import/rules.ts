@@ -8,8 +8,8 @@ import { activeMemberNames, activeRoleHolderIds, findPeopleByEmails, findPeopleB
 import { mayChangeLoginOf, rightsToChange, type Access } from '../permissions/rules.js';
 import { insertUsers, newUserRow, updateUserProfile, type ProfileChanges } from '../users/queries.js';
 import { IMPORTED_FIELDS, type ImportedField, type ImportFile, type ImportRow } from './parse.js';
-import { actorOf, noteCreated, noteUpdated, transact } from '../changes/recorder.js';
-import { personChanges } from '../changes/person.js';
+import { actorOf, noteCreated, noteUpdated, transact } from '../../recording/recorder.js';
+import { personChanges } from '../../recording/person-changes.js';
 import { validateImportRow, type ImportCounts, type ImportRowInput } from './schemas.js';
 
 /** Where every row of a file goes: a group and a role type the caller may grant there. */

@@ -34,9 +34,9 @@ import {
 } from './queries.js';
 import type { NewPerson, PeopleFilters, PersonUpdate } from './schemas.js';
 import { isGuardian } from '../permissions/queries.js';
-import { actorOf, noteChange, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
-import { forgetPersonInChanges } from '../changes/queries.js';
-import { personChanges } from '../changes/person.js';
+import { actorOf, noteChange, noteCreated, noteDeleted, noteUpdated, transact } from '../../recording/recorder.js';
+import { forgetPersonInChanges } from '../../recording/records.js';
+import { personChanges } from '../../recording/person-changes.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import { releasePlacesOf } from '../participations/seats.js';
 import { forgetAnswersAbout } from '../idempotency/queries.js';

@@ -5,7 +5,7 @@ import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { beforeBody, ok } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
-import { actorOf } from '../changes/recorder.js';
+import { actorOf } from '../../recording/recorder.js';
 import { changeRoleType, createRoleType, listRoleTypes, removeRoleType, requireAdminOnRoot } from './rules.js';
 import { NewRoleTypeSchema, RoleTypeSchema, RoleTypeUpdateSchema, toApiRoleType } from './schemas.js';
 import { forbiddenAnswer, changedAnswer, type ResourceRouteOptions } from '../../http/route-kit.js';

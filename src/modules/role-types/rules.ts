@@ -6,7 +6,7 @@ import { toDbTimestamp } from '../../lib/time.js';
 import { isRootAdmin, type Access } from '../permissions/rules.js';
 import { deleteRoleType, findRoleType, insertRoleType, isRoleTypeInUse, listRoleTypeRows, updateRoleType, type RoleTypeRow } from './queries.js';
 import { toApiRoleType, type NewRoleType, type RoleTypeUpdate } from './schemas.js';
-import { changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../changes/recorder.js';
+import { changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../../recording/recorder.js';
 
 export const listRoleTypes = listRoleTypeRows;
 export { findRoleType };

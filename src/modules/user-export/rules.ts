@@ -6,10 +6,10 @@ import { findPerson, listGuardians, listWards } from '../people/queries.js';
 import { operatorAccess } from '../permissions/rules.js';
 import { listTokens } from '../tokens/rules.js';
 import type { TokenListItem } from '../tokens/schemas.js';
-import { historyOf, type HistoryRow } from '../changes/history.js';
 import { listParticipationsOfPerson } from '../participations/queries.js';
 import { readAllPages } from '../../lib/read-all-pages.js';
 import type { Day } from '../../lib/time.js';
+import { historyOf, type HistoryRow } from '../../recording/records.js';
 
 const PAGE_ROWS = 200;
 

@@ -3,8 +3,8 @@ import { MembershipSchema, toApiMembership } from '../memberships/schemas.js';
 import { PersonSchema, toApiPerson } from '../people/schemas.js';
 import { TokenListItemSchema } from '../tokens/schemas.js';
 import { ParticipationSchema, toApiParticipation } from '../participations/schemas.js';
-import { HistoryItemSchema, toApiHistoryItem } from '../changes/schemas.js';
 import type { PersonalData } from './rules.js';
+import { HistoryItemSchema, toApiHistoryItem } from '../../history/schemas.js';
 
 /** A membership with the name of its group, after the membership's own fields. */
 const ExportedMembershipSchema = Type.Object({ ...MembershipSchema.properties, group_name: Type.String() });

@@ -17,8 +17,8 @@ import {
   changesAnything,
   type ProfileChanges,
 } from './queries.js';
-import { noteCreated, noteUpdated, transact } from '../changes/recorder.js';
-import { HIDDEN_PASSWORD, personChanges } from '../changes/person.js';
+import { noteCreated, noteUpdated, transact } from '../../recording/recorder.js';
+import { HIDDEN_PASSWORD, personChanges } from '../../recording/person-changes.js';
 import { toApiUser, type ApiUser, type NewUser, type ProfileUpdate } from './schemas.js';
 
 // A changed password or a deactivated account ends every session at once (api.md 5.3): the

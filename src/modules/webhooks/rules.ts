@@ -4,7 +4,7 @@ import type { RegistryDatabase, TenantDb } from '../../db/types.js';
 import { errors, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
 import { toDbTimestamp } from '../../lib/time.js';
-import { feedBounds } from '../changes/queries.js';
+import { feedBounds } from '../../recording/records.js';
 import { checkWebhookAddress, type Resolver } from './address.js';
 import { newMessagePrefix, pingMessage, sendMessage } from './message.js';
 import { deleteWebhook, findWebhook, insertDelivery, insertWebhook, markWebhookTenant, updateWebhook, type DeliveryRow, type WebhookChanges, type WebhookRow } from './queries.js';

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Storage } from '../../db/storage.js';
 import type { TenantDb } from '../../db/types.js';
 import { toDbTimestamp } from '../../lib/time.js';
-import { feedBounds } from '../changes/queries.js';
+import { feedBounds } from '../../recording/records.js';
 import { changeMessage, sendMessage, type WebhookMessage } from './message.js';
 import { countFailure, disableFailing, insertDelivery, listDueWebhooks, listWebhookTenants, nextRecordFor, takeLease, updateLeased, type WebhookRow } from './queries.js';
 import { retryDelayMs } from './retry-schedule.js';

@@ -1,6 +1,6 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { pruneRecords } from '../../../src/modules/changes/queries.js';
+import { pruneRecords } from '../../../src/recording/records.js';
 import { pruneChangeRecords, scheduleChangePruning } from '../../../src/modules/changes/prune.js';
 import { toDbTimestamp } from '../../../src/lib/time.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { UsersTable } from '../../db/types.js';
+import type { UsersTable } from '../db/types.js';
 import type { FieldChanges } from './recorder.js';
 
 type PersonRow = Selectable<UsersTable>;

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
-import { onPostgres } from '../../db/dialect.js';
-import type { TenantDb } from '../../db/types.js';
-import { toDbTimestamp } from '../../lib/time.js';
+import { onPostgres } from '../db/dialect.js';
+import type { TenantDb } from '../db/types.js';
+import { toDbTimestamp } from '../lib/time.js';
 
 export type ChangedEntity = 'person' | 'group' | 'membership' | 'guardianship' | 'role_type' | 'event' | 'participation';
 export type ChangeAction = 'created' | 'updated' | 'deleted';
