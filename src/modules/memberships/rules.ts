@@ -7,17 +7,10 @@ import { toDbTimestamp, type Day } from '../../lib/time.js';
 import { findGroup, holdGroup } from '../groups/queries.js';
 import { canSeePerson, type Access } from '../permissions/rules.js';
 import { findRoleType } from '../role-types/queries.js';
-import {
-  deleteMembership,
-  findMembership,
-  findOverlap,
-  insertMembership,
-  lockPersonForMemberships,
-  rootAdminMemberships,
-  updateMembership,
-} from './queries.js';
+import { deleteMembership, findMembership, findOverlap, insertMembership, lockPersonForMemberships, updateMembership } from './queries.js';
 import { toApiMembership, type MembershipGrant, type MembershipUpdate } from './schemas.js';
 import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../../recording/recorder.js';
+import { requireAdministratorLeft } from './last-administrator.js';
 
 /** A referenced group, or 404 `Group not found.` */
 export async function requireGroupById(db: TenantDb, id: number): Promise<GroupRow> {
@@ -92,16 +85,11 @@ export async function requireVisibleMembership(db: TenantDb, access: Access, id:
   return { membership, group };
 }
 
-/**
- * Nobody locks the tenant out (section 4): refused when `after` (null: deleted) leaves no
- * membership giving `admin` on the root today while `before` was one of them.
- */
-export async function requireAnotherAdministrator(db: TenantDb, access: Access, before: MembershipRow, after: MembershipRow | null): Promise<void> {
-  const admins = await rootAdminMemberships(db, access.root.id, access.day);
-  if (!admins.some((admin) => admin.id === Number(before.id))) return;
-  if (after !== null && isActiveOn({ startOn: after.start_on, endOn: after.end_on }, access.day)) return;
-  if (admins.length <= 1) throw errors.ruleBroken('membership', ruleMessages.lastAdministrator);
-}
+/** Ending or deleting (`after` null) an administration of the root needs another one left. */
+const requireAnotherAdministrator = (db: TenantDb, access: Access, before: MembershipRow, after: MembershipRow | null) =>
+  requireAdministratorLeft(db, access, 'membership', (administration) =>
+    administration.id === Number(before.id) && !(after !== null && isActiveOn({ startOn: after.start_on, endOn: after.end_on }, access.day)),
+  );
 
 /**
  * Whether new dates give the membership a day, from `day` on, that it did not cover: re-opening

@@ -27,6 +27,7 @@ import {
   toApiParticipation,
 } from './schemas.js';
 import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
+import { mayReadNotes } from './notes.js';
 
 const tags = ['participations'];
 const ParticipationAnswer = Envelope(Type.Object({ participation: ParticipationSchema }));
@@ -68,8 +69,9 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
     },
     async (request, reply) => {
       const { access, ...found } = visibleEvent.found(request);
+      // Whoever is not a manager registers only themself or a ward.
       const created = await register(request.tenant.db, access, found, tokenMayWrite(request), request.body);
-      return sendInOrder(reply.header('etag', etagOf(created.version)), 201, ok({ participation: toApiParticipation(created, true) }));
+      return sendInOrder(reply.header('etag', etagOf(created.version)), 201, ok({ participation: toApiParticipation(created, mayReadNotes({ manager: found.manager, ownOrWard: !found.manager })) }));
     },
   );
 
@@ -107,9 +109,10 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
       }
       const after = query.cursor === undefined ? null : Number(cursors.decode(list, query.cursor)[0]);
       const limit = limitOf(query);
+      // Others than managers are shown their household's participations only (filters above).
       const rows = await listEventParticipations(request.tenant.db, Number(event.id), filters, after, limit);
       const page = cursors.page(list, rows, limit, (row) => [Number(row.id)]);
-      return sendInOrder(reply, 200, ok({ participations: page.rows.map((row) => toApiParticipation(row, true)), next_cursor: page.nextCursor }));
+      return sendInOrder(reply, 200, ok({ participations: page.rows.map((row) => toApiParticipation(row, mayReadNotes({ manager, ownOrWard: !manager }))), next_cursor: page.nextCursor }));
     },
   );
 
@@ -156,7 +159,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
     async (request, reply) => {
       const found = visibleParticipation.found(request);
       const updated = await changeParticipation(request.tenant.db, await accessOf(request), found, tokenMayWrite(request), request.body, request.headers['if-match']);
-      return sendInOrder(reply.header('etag', etagOf(updated.version)), 200, ok({ participation: toApiParticipation(updated, true) }));
+      return sendInOrder(reply.header('etag', etagOf(updated.version)), 200, ok({ participation: toApiParticipation(updated, mayReadNotes(found)) }));
     },
   );
 
@@ -189,7 +192,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
       const page = cursors.page(list, rows, limit, (row) => [Number(row.id)]);
       const ownOrWard = viewer.personIds.includes(personId);
       return sendInOrder(reply, 200, ok({
-        participations: page.rows.map((row) => toApiParticipation(row, ownOrWard || atLeast(access.on(row.g_path), 'write'))),
+        participations: page.rows.map((row) => toApiParticipation(row, mayReadNotes({ manager: atLeast(access.on(row.g_path), 'write'), ownOrWard }))),
         next_cursor: page.nextCursor,
       }));
     },

@@ -16,6 +16,7 @@ import { registerInTurn } from './registration-turns.js';
 import { isSelfServiceTransition, isTransition } from './states.js';
 import { actorOf, changedFields, noteUpdated, transact } from '../../recording/recorder.js';
 import type { NewParticipation, ParticipationUpdate } from './schemas.js';
+import { HIDDEN_NOTES } from './notes.js';
 
 /** What the caller may do with an event's participations: as a manager, or for their household. */
 export interface Rights {
@@ -170,11 +171,9 @@ export async function summaryOf(db: TenantDb, eventId: number) {
 
 /**
  * What a participation's change records show of it: the queue position is derived, not recorded;
- * notes (a child's medication) are for the event's managers and the family only, so a record says
- * that they changed, never what they say.
+ * notes only as HIDDEN_NOTES (notes.ts).
  */
 function recordedOf(row: ParticipationItemRow) {
   return { role: row.role, state: row.state, attended: row.attended === null ? null : Boolean(row.attended) };
 }
 
-const HIDDEN_NOTES: [string, string] = ['[hidden]', '[hidden]'];

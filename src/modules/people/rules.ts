@@ -6,7 +6,7 @@ import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { hashPassword } from '../auth/passwords.js';
 import { addMembership, requireGrantable, requireGroupById } from '../memberships/rules.js';
-import { lockPersonForMemberships, rootAdminMemberships } from '../memberships/queries.js';
+import { lockPersonForMemberships } from '../memberships/queries.js';
 import { canSeePerson, holdsOnPerson, isRootAdmin, mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
 import { revokeAllTokens } from '../tokens/rules.js';
 import {
@@ -40,6 +40,7 @@ import { personChanges } from '../../recording/person-changes.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import { releasePlacesOf } from '../participations/seats.js';
 import { forgetAnswersAbout } from '../idempotency/queries.js';
+import { requireAdministratorLeft } from '../memberships/last-administrator.js';
 
 /** What PATCH /people/{id} may change (its schema's fields). */
 const PERSON_FIELDS = [
@@ -211,9 +212,7 @@ export async function erasePerson(db: TenantDb, access: Access, person: UserRow,
     const current = await findPerson(trx, personId);
     if (!current) throw errors.notFound('Person');
     requireIfMatch(ifMatch, current.version);
-    const admins = await rootAdminMemberships(trx, access.root.id, access.day);
-    const others = admins.filter((admin) => admin.person_id !== personId);
-    if (admins.length > 0 && others.length === 0) throw errors.ruleBroken('person', ruleMessages.lastAdministrator);
+    await requireAdministratorLeft(trx, access, 'person', (administration) => administration.person_id === personId);
     // Seats and waiting-list places are freed as a cancellation frees them (groups.md section 7).
     const erased = await rowsErasedWith(trx, personId);
     await releasePlacesOf(trx, personId, toDbTimestamp(new Date()));

@@ -5,6 +5,7 @@ import { TokenListItemSchema } from '../tokens/schemas.js';
 import { ParticipationSchema, toApiParticipation } from '../participations/schemas.js';
 import type { PersonalData } from './rules.js';
 import { HistoryItemSchema, toApiHistoryItem } from '../../history/schemas.js';
+import { mayReadNotes } from '../participations/notes.js';
 
 /** A membership with the name of its group, after the membership's own fields. */
 const ExportedMembershipSchema = Type.Object({ ...MembershipSchema.properties, group_name: Type.String() });
@@ -32,7 +33,7 @@ export const toApiPersonalData = (data: PersonalData): ApiPersonalData => ({
   memberships: data.memberships.map(({ membership, groupName }) => ({ ...toApiMembership(membership), group_name: groupName })),
   guardians: data.guardians.map(linked),
   wards: data.wards.map(linked),
-  participations: data.participations.map((row) => ({ ...toApiParticipation(row, true), notes: row.notes, event_name: row.event_name })),
+  participations: data.participations.map((row) => ({ ...toApiParticipation(row, mayReadNotes({ manager: false, ownOrWard: true })), notes: row.notes, event_name: row.event_name })),
   tokens: data.tokens,
   history: data.history.map(toApiHistoryItem),
 });
