@@ -4,6 +4,7 @@
 // Builds the project, starts the production server on a temporary data directory with rate
 // limits out of the way, and measures each scenario for a fixed time after a warm-up, with the
 // same connection count, next to a bare Fastify server (the baseline) measured in the same run.
+// The scenarios, the targets and the latest figures: docs/benchmarks/README.md.
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { execFileSync, spawn } from 'node:child_process';
@@ -126,7 +127,7 @@ if (scenarios.includes('people-page') || scenarios.includes('people-page-sqlite'
   process.stderr.write('setting up 10,000 people in 400 groups...\n');
   people = await setupPeople(env, { people: smoke ? 500 : 10_000 });
 }
-// On PostgreSQL, the same tenant once more in a SQLite file: issue 20 compares the two people
+// On PostgreSQL, the same tenant once more in a SQLite file: a target compares the two people
 // pages, each a ratio measured in one run; the two walks are then seconds apart, not a run apart.
 // The SQLite server counts its rate limits in its own process, as a single SQLite instance does.
 let sqlitePeople;
@@ -136,7 +137,7 @@ if (scenarios.includes('people-page-sqlite')) {
   sqlitePeople = await setupPeople(sqliteEnv, { people: smoke ? 500 : 10_000 });
 }
 // The same shape ten times wider (4 regions, 400 districts, 3,550 troops, 100,000 people): a page
-// must cost what it costs on 10,000 (issue 20), and the CSV export of everyone stays in bounds.
+// must cost what it costs on 10,000 (a target), and the CSV export of everyone stays in bounds.
 let people100k;
 if (scenarios.includes('people-page-100k') || scenarios.includes('people-export-100k')) {
   process.stderr.write('setting up 100,000 people in 3,955 groups...\n');
@@ -245,7 +246,7 @@ const downloadLines = (url, headers) =>
       response.on('end', () => resolve({ status: response.statusCode, lines }));
     }).on('error', reject);
   });
-/** Issue 20 states the people-page targets at 32 connections, whatever --connections says. */
+/** The people-page targets are stated at 32 connections, whatever --connections says. */
 const PEOPLE_CONNECTIONS = 32;
 /** A region leader's walk through every page of the region (`set` from setupPeople), in turn. */
 async function walkPeople(port, set, nameFor) {
@@ -274,7 +275,7 @@ const product = {
   // server: on a fresh one the same walk measured a longer tail, p99 16-22 ms against 13-14).
   'people-page': () => walkPeople(server.port, people, (count) => `GET /api/people, region subtree, 50 a page (${count} people)`),
   // PostgreSQL's walk against SQLite's, alike: each on a fresh server, one right after the other
-  // (issue 20: PostgreSQL's page at least 0.7 x SQLite's; the ratio is taken after the run).
+  // (the target: PostgreSQL's page at least 0.7 x SQLite's; the ratio is taken after the run).
   'people-page-sqlite': async () => {
     await onOwnServer(env, (port) => walkPeople(port, people, (count) => `GET /api/people on PostgreSQL, a fresh server (${count} people)`));
     return onOwnServer(sqliteEnv, (port) => walkPeople(port, sqlitePeople, (count) => `GET /api/people on SQLite, a fresh server, the same walk in this run (${count} people)`));
@@ -305,7 +306,7 @@ const product = {
       return row;
     }),
   // The same walk through the same data, answered by the peer (bench/peer-people-server.mjs):
-  // the SQL one writes first, OFFSET paging. Issue 20 asks people-page for 10 x its req/s.
+  // the SQL one writes first, OFFSET paging. The target asks people-page for 10 x its req/s.
   'people-page-peer': async () => {
     const { count } = await peoplePages(`http://127.0.0.1:${server.port}`, people);
     const pages = Math.ceil(count / 50);
@@ -322,7 +323,7 @@ const product = {
   },
   // 500 scouts register at once for a camp of 100 seats (three camps, one storm each): the time
   // until the last answer is in, and whether the counts came out exact.
-  // On PostgreSQL, two instances share the storm (issue 20: within 3 s there, 2 s on SQLite).
+  // On PostgreSQL, two instances share the storm (the targets: within 3 s there, 2 s on SQLite).
   'register-storm': async () => {
     const second = env.DATABASE_URL ? await start(join(root, SERVER), env, '/ready') : null;
     const urls = [server.port, ...(second ? [second.port] : [])].map((port) => `http://127.0.0.1:${port}`);
@@ -379,7 +380,7 @@ rmSync(singleDir, { recursive: true, force: true });
 rmSync(manyDir, { recursive: true, force: true });
 rmSync(sqliteDir, { recursive: true, force: true });
 
-// PostgreSQL's people page against SQLite's, both measured in this run (issue 20: at least 0.7 x).
+// PostgreSQL's people page against SQLite's, both measured in this run (the target: at least 0.7 x).
 const onPostgres = results.find((r) => r.scenario.startsWith('GET /api/people on PostgreSQL, a fresh server'));
 const onSqlite = results.find((r) => r.scenario.startsWith('GET /api/people on SQLite'));
 if (onSqlite && onPostgres && onSqlite.requestsPerSecond > 0) {
