@@ -2,14 +2,13 @@ import { once } from 'node:events';
 import type { Command } from 'commander';
 import type { SortKey } from '../http/paging.js';
 import { toApiTimestamp } from '../lib/time.js';
-import { eventSortKey, listVisibleEvents } from '../modules/events/queries.js';
-import { requireVisibleEvent, viewerOf } from '../modules/events/rules.js';
+import { requireVisibleEvent, viewerOf, eventSortKey, listVisibleEvents } from '../modules/events/rules.js';
 import { requireGroupById } from '../modules/memberships/rules.js';
 import { participantsCsv } from '../modules/participations/csv.js';
-import { listEventParticipations } from '../modules/participations/queries.js';
 import { operatorAccess } from '../modules/permissions/rules.js';
 import { openTenant, withStorage } from './context.js';
 import { idOption } from './groups.js';
+import { listEventParticipations } from '../modules/participations/rules.js';
 
 /** events.md section 3: the events of a tenant and an event's participants, for an operator. */
 

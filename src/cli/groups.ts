@@ -4,16 +4,15 @@ import { errors } from '../errors.js';
 import { compileObjectValidator } from '../lib/validation.js';
 import { ancestorsOf, NewGroupSchema, toApiGroup, type NewGroup } from '../modules/groups/schemas.js';
 import { createGroup, groupsInTreeOrder } from '../modules/groups/rules.js';
-import { groupMembershipKey, listGroupMemberships } from '../modules/memberships/queries.js';
 import type { SortKey } from '../http/paging.js';
-import { grantMembership, requireGroupById } from '../modules/memberships/rules.js';
+import { grantMembership, requireGroupById, groupMembershipKey, listGroupMemberships } from '../modules/memberships/rules.js';
 import { MembershipGrantSchema, toApiMembership, type MembershipGrant } from '../modules/memberships/schemas.js';
-import { findPerson } from '../modules/people/queries.js';
 import { operatorAccess } from '../modules/permissions/rules.js';
 import { createRoleType, listRoleTypes } from '../modules/role-types/rules.js';
 import { NewRoleTypeSchema, toApiRoleType, type NewRoleType } from '../modules/role-types/schemas.js';
-import { findUserByUsername } from '../modules/users/queries.js';
 import { CliError, openTenant, withStorage } from './context.js';
+import { findPerson } from '../modules/people/rules.js';
+import { findUserByUsername } from '../modules/users/rules.js';
 
 /**
  * The group core at the command line (groups.md section 6). An operator holds every permission

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { listWebhookRows } from '../modules/webhooks/queries.js';
-import { changeWebhook, createWebhook, removeWebhook, type WebhookContext } from '../modules/webhooks/rules.js';
+import { changeWebhook, createWebhook, removeWebhook, type WebhookContext, listWebhookRows } from '../modules/webhooks/rules.js';
 import { NewWebhookSchema, toApiCreatedWebhook, toApiWebhook, type NewWebhook } from '../modules/webhooks/schemas.js';
 import type { Storage } from '../db/storage.js';
 import type { Config } from '../config.js';

@@ -10,7 +10,6 @@ import { refuseUnknownQueryParameters } from '../http/query.js';
 import { Envelope, ErrorSchema } from '../http/schemas.js';
 import { isRootAdmin, type Access } from '../modules/permissions/rules.js';
 import { requireManagedEvent, requireVisibleEvent, viewerOf } from '../modules/events/rules.js';
-import { listPersonParticipations } from '../modules/participations/queries.js';
 import type { TenantDatabase } from '../db/types.js';
 import type { Kysely } from 'kysely';
 import { requireGroup } from '../modules/groups/rules.js';
@@ -18,6 +17,7 @@ import { requireChangeable, requireVisiblePerson } from '../modules/people/rules
 import { forbiddenAnswer, idOf, type ResourceRouteOptions } from '../http/route-kit.js';
 import { historyOf, type HistorySubject } from '../recording/records.js';
 import { HistoryItemSchema, toApiHistoryItem } from './schemas.js';
+import { listPersonParticipations } from '../modules/participations/rules.js';
 
 const HistoryQuery = Type.Object(PagingQuery, { additionalProperties: false });
 const HistoryAnswer = Envelope(Type.Object({ changes: Type.Array(HistoryItemSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }));

@@ -5,6 +5,7 @@ import type { SortKey } from '../../http/paging.js';
 import { normaliseDbTimestamp } from '../../lib/time.js';
 import { CompiledQueries } from '../../db/compiled-queries.js';
 import { groupAmong } from '../../db/conditions.js';
+import { eventVisibleTo, type EventQuery, type EventViewer } from './visibility.js';
 
 // The events module reads events with their groups (who sees what) and, for "has a participant",
 // the participations of an event; the participations module writes those.
@@ -127,41 +128,12 @@ export async function participationsOfEvents(db: TenantDb, eventIds: readonly nu
   return rows.map((row) => ({ id: Number(row.id), person_id: Number(row.person_id) }));
 }
 
-/** Who sees events (events.md section 1), as the rule's parts a query can use. */
-export interface EventViewer {
-  /** The caller and their wards: their participations make an event visible. */
-  personIds: number[];
-  /** Groups at or above an active membership of those people. */
-  groupIdsAtOrAbove: number[];
-  /** Where the caller holds at least `read`. */
-  readable: { subtreePaths: string[]; groupIds: number[] };
-}
-
 export interface EventSelection {
   group?: { id: number; path: string; below: boolean };
   from?: string;
   to?: string;
   /** Sort key of the name text to find. */
   q?: string;
-}
-
-/** A query over events `e` joined with their groups `g`. */
-export type EventQuery = ExpressionBuilder<TenantDatabase & { e: TenantDatabase['events']; g: TenantDatabase['groups'] }, 'e' | 'g'>;
-
-/** The events (alias `e`, group `g`) the viewer sees, as one condition. */
-export function eventVisibleTo(eb: EventQuery, viewer: EventViewer): Expression<SqlBool> {
-  const parts = [
-    groupAmong('g', viewer.readable.subtreePaths, viewer.readable.groupIds),
-    eb.exists(
-      eb
-        .selectFrom('participations as vp')
-        .select(sql.lit(1).as('one'))
-        .whereRef('vp.event_id', '=', 'e.id')
-        .where('vp.person_id', 'in', viewer.personIds),
-    ),
-  ];
-  if (viewer.groupIdsAtOrAbove.length > 0) parts.push(eb('e.group_id', 'in', viewer.groupIdsAtOrAbove));
-  return eb.or(parts);
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -7,7 +7,6 @@ import { compareText, sortKey } from '../../lib/sort-key.js';
 import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import type { Access } from '../permissions/rules.js';
-import { deleteEndedEvents, hasUpcomingEvents } from '../events/queries.js';
 import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../../recording/recorder.js';
 import {
   deleteGroup,
@@ -22,6 +21,7 @@ import {
   updateGroup,
 } from './queries.js';
 import { toApiGroup, type GroupListFilters, type GroupUpdate, type NewGroup } from './schemas.js';
+import { deleteEndedEventsOfGroup, groupHasUpcomingEvents } from '../events/of-group.js';
 
 /** A group by id, or 404 `Group not found.` (every person of the tenant sees every group). */
 export async function requireGroup(db: TenantDb, id: number | null): Promise<GroupRow> {
@@ -159,9 +159,9 @@ export async function removeGroup(db: TenantDb, access: Access, group: GroupRow,
     if (await hasSubgroups(trx, Number(current.id))) throw errors.ruleBroken('group', ruleMessages.groupHasSubgroups);
     if (await hasActiveMemberships(trx, Number(current.id), access.day)) throw errors.ruleBroken('group', ruleMessages.groupHasActiveMemberships);
     const now = toDbTimestamp(new Date());
-    if (await hasUpcomingEvents(trx, Number(current.id), now)) throw errors.ruleBroken('group', ruleMessages.groupHasUpcomingEvents);
+    if (await groupHasUpcomingEvents(trx, Number(current.id), now)) throw errors.ruleBroken('group', ruleMessages.groupHasUpcomingEvents);
     // Its ended events go with it, their participations too (section 7).
-    const endedEvents = await deleteEndedEvents(trx, Number(current.id), now);
+    const endedEvents = await deleteEndedEventsOfGroup(trx, Number(current.id), now);
     for (const participation of endedEvents.participations) noteDeleted(trx, 'participation', participation.id, { personId: participation.person_id });
     for (const eventId of endedEvents.eventIds) noteDeleted(trx, 'event', eventId);
     for (const membership of await deleteGroup(trx, Number(current.id))) noteDeleted(trx, 'membership', membership.id, { personId: membership.person_id });
@@ -169,3 +169,5 @@ export async function removeGroup(db: TenantDb, access: Access, group: GroupRow,
   });
 }
 
+// What other modules use of this module's queries: named here, so that its tables stay its own.
+export { findGroup, holdGroup } from './queries.js';

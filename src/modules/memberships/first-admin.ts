@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { TenantDatabase, MembershipRow } from '../../db/types.js';
-import { rootGroup } from '../permissions/queries.js';
 import { transact } from '../../recording/recorder.js';
 import { addMembership } from './rules.js';
 import { rootAdminMemberships } from './queries.js';
 import type { Day } from '../../lib/time.js';
+import { rootGroup } from '../permissions/rules.js';
 
 /**
  * groups.md section 3: the first-start `admin` user and a user made with `groupadmin user create`

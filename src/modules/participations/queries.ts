@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { ParticipationRole, ParticipationState, ParticipationsTable, TenantDb } from '../../db/types.js';
 import { binaryText } from '../../db/collation.js';
-import { eventVisibleTo, type EventQuery, type EventViewer } from '../events/queries.js';
+import { eventVisibleTo, type EventQuery, type EventViewer } from '../events/visibility.js';
 
 export type ParticipationRow = Selectable<ParticipationsTable>;
 

@@ -1,7 +1,6 @@
 import type { ParticipationRole, ParticipationState, TenantDb, EventRow } from '../../db/types.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { errors, ruleMessages, type ApiError } from '../../errors.js';
-import { lockEvent, setEventCounts } from '../events/queries.js';
 import {
   acceptQueued,
   deleteParticipation,
@@ -17,6 +16,7 @@ import {
 } from './queries.js';
 import { noteCreated, noteUpdated } from '../../recording/recorder.js';
 import { registrationState, seatsLeft, takesSeat } from './states.js';
+import { lockEventRow, writeSeatCounts } from '../events/seat-counts.js';
 
 /**
  * Seats and the waiting list (events.md section 2). Every function here runs inside a transaction
@@ -37,7 +37,7 @@ const countsOf = (event: EventRow): Counts => ({
 
 /** The event, locked for this transaction, or 404. */
 export async function lockEventOrThrow(trx: TenantDb, eventId: number): Promise<EventRow> {
-  const event = await lockEvent(trx, eventId);
+  const event = await lockEventRow(trx, eventId);
   if (!event) throw errors.notFound('Event');
   return event;
 }
@@ -118,7 +118,7 @@ export async function takePlaces(
     // request read them.
     throw registrations.length === 1 ? own : new SplitTheTurn(someoneRegistered && !lookUpRegistered);
   });
-  if (rows.length > 0) await setEventCounts(trx, eventId, counts);
+  if (rows.length > 0) await writeSeatCounts(trx, eventId, counts);
   return registrations.map((registration, i) => {
     if (states[i] === 'registered') return { refused: alreadyRegistered() };
     if (states[i] === 'full') {
@@ -175,7 +175,7 @@ export async function changePlace(
   await updateParticipation(trx, current.id, changes, now);
   // Only a seat given up moves the queue: a manager may keep someone waiting while seats are free.
   if (wasSeat && !isSeat) await fillSeats(trx, event, counts, 1, now);
-  else await setEventCounts(trx, eventId, counts);
+  else await writeSeatCounts(trx, eventId, counts);
 }
 
 /** Rows of the queue read at a time beyond the seats to fill: the helpers and leaders among them. */
@@ -217,7 +217,7 @@ export async function fillSeats(trx: TenantDb, event: Pick<EventRow, 'id' | 'cap
     counts.participants_count += accepted.filter((participation) => participation.role === 'participant').length;
     counts.waitlist_count -= accepted.length;
   }
-  await setEventCounts(trx, eventId, counts);
+  await writeSeatCounts(trx, eventId, counts);
 }
 
 /**
@@ -230,7 +230,7 @@ export async function releasePlacesOf(trx: TenantDb, personId: number, now: stri
     // The event first, then the participation as it is under that lock: a cancellation or a
     // promotion that committed since the list was read (they lock the event only) is seen, so a
     // seat is never freed twice nor a place in the queue given up that was no longer held.
-    const event = await lockEvent(trx, eventId);
+    const event = await lockEventRow(trx, eventId);
     const [participation] = event ? await liveParticipationsOf(trx, personId, eventId) : [];
     if (!event || !participation) continue;
     const counts = countsOf(event);
@@ -244,7 +244,7 @@ export async function releasePlacesOf(trx: TenantDb, personId: number, now: stri
       counts.participants_count--;
       await fillSeats(trx, event, counts, 1, now);
     } else {
-      await setEventCounts(trx, Number(event.id), counts);
+      await writeSeatCounts(trx, Number(event.id), counts);
     }
   }
 }

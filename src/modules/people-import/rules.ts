@@ -2,15 +2,14 @@ import type { TenantDb, UserRow, GroupRow } from '../../db/types.js';
 import { errors, fieldMessages, importMessages, ruleMessages, type FieldErrors } from '../../errors.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { lowerAscii } from '../../lib/validation.js';
-import { insertMemberships } from '../memberships/queries.js';
-import { requireGrantable, requireGroupById } from '../memberships/rules.js';
-import { activeMemberNames, activeRoleHolderIds, findPeopleByEmails, findPeopleByIds, unendedRoleHolderIds } from '../people/queries.js';
+import { requireGrantable, requireGroupById, insertMemberships } from '../memberships/rules.js';
 import { mayChangeLoginOf, rightsToChange, type Access } from '../permissions/rules.js';
-import { insertUsers, newUserRow, updateUserProfile, type ProfileChanges } from '../users/queries.js';
 import { IMPORTED_FIELDS, type ImportedField, type ImportFile, type ImportRow } from './parse.js';
 import { actorOf, noteCreated, noteUpdated, transact } from '../../recording/recorder.js';
 import { personChanges } from '../../recording/person-changes.js';
 import { validateImportRow, type ImportCounts, type ImportRowInput } from './schemas.js';
+import { activeMemberNames, activeRoleHolderIds, findPeopleByEmails, findPeopleByIds, unendedRoleHolderIds } from '../people/rules.js';
+import { insertUsers, newUserRow, updateUserProfile, type ProfileChanges } from '../users/rules.js';
 
 /** Where every row of a file goes: a group and a role type the caller may grant there. */
 export interface ImportTarget {

@@ -6,7 +6,6 @@ import { beforeBody, IdParams, ok, okJsonText, parseId } from '../../http/before
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
-import { listPersonMemberships } from '../memberships/queries.js';
 import { MembershipSchema, PersonMembershipsQuery, toApiMembership } from '../memberships/schemas.js';
 import { callerOf } from '../../http/auth.js';
 import { IMPORT_DEFAULTS } from '../../config.js';
@@ -33,6 +32,7 @@ import { RECORD_FIELDS, refuseFields } from '../users/schemas.js';
 import type { GroupRow } from '../../db/types.js';
 import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
 import type { Access } from '../permissions/rules.js';
+import { listPersonMemberships } from '../memberships/rules.js';
 
 const tags = ['people'];
 const PersonAnswer = Envelope(Type.Object({ person: PersonSchema }));

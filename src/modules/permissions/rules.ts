@@ -209,3 +209,6 @@ async function readHousehold(db: TenantDb, access: Access): Promise<Household> {
   const groupIds = new Set(paths.flatMap((path) => path.split('/').filter(Boolean).map(Number)));
   return { personIds, wardIds, groupIdsAtOrAbove: [...groupIds] };
 }
+
+// What other modules use of this module's queries: named here, so that its tables stay its own.
+export { isGuardian, rootGroup } from './queries.js';

@@ -1,15 +1,15 @@
 import type { TenantDb, UserRow, MembershipRow } from '../../db/types.js';
 import { errors } from '../../errors.js';
-import { findGroup } from '../groups/queries.js';
-import { listPersonMemberships } from '../memberships/queries.js';
-import { findPerson, listGuardians, listWards } from '../people/queries.js';
 import { operatorAccess } from '../permissions/rules.js';
 import { listTokens } from '../tokens/rules.js';
 import type { TokenListItem } from '../tokens/schemas.js';
-import { listParticipationsOfPerson } from '../participations/queries.js';
 import { readAllPages } from '../../lib/read-all-pages.js';
 import type { Day } from '../../lib/time.js';
 import { historyOf, type HistoryRow } from '../../recording/records.js';
+import { findGroup } from '../groups/rules.js';
+import { listPersonMemberships } from '../memberships/rules.js';
+import { findPerson, listGuardians, listWards } from '../people/rules.js';
+import { listParticipationsOfPerson } from '../participations/rules.js';
 
 const PAGE_ROWS = 200;
 

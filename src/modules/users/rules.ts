@@ -147,3 +147,15 @@ export async function changeOwnPassword(
     return issueToken(trx, user.id, { tokenPrefix, now });
   });
 }
+
+// What other modules use of this module's queries: named here, so that its tables stay its own.
+export {
+  changesAnything,
+  findUserByEmail,
+  findUserByUsername,
+  insertUser,
+  insertUsers,
+  newUserRow,
+  updateUserProfile,
+  type ProfileChanges,
+} from './queries.js';

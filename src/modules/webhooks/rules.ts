@@ -110,3 +110,6 @@ export async function pingWebhook(context: WebhookContext, id: number | null): P
     throw isForeignKeyViolation(error) ? errors.notFound('Webhook') : error;
   });
 }
+
+// What other modules use of this module's queries: named here, so that its tables stay its own.
+export { listWebhookRows } from './queries.js';
