@@ -6,7 +6,7 @@ import { get } from 'node:http';
 import { loadConfig } from '../dist/config.js';
 import { openStorage } from '../dist/server/first-start.js';
 import { createTenant } from '../dist/modules/tenants/rules.js';
-import { hashPassword } from '../dist/modules/auth/passwords.js';
+import { hashPassword } from '../dist/lib/passwords/passwords.js';
 import { issueToken } from '../dist/modules/tokens/rules.js';
 import { toDbTimestamp } from '../dist/lib/time.js';
 

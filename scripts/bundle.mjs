@@ -41,4 +41,4 @@ await build({
   ],
 });
 // The password-hashing threads load their worker from beside the code that starts them.
-copyFileSync(new URL('dist/modules/auth/hash-worker.mjs', root), new URL('dist/bundle/hash-worker.mjs', root));
+copyFileSync(new URL('dist/lib/passwords/hash-worker.mjs', root), new URL('dist/bundle/hash-worker.mjs', root));

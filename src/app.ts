@@ -39,6 +39,8 @@ import groupRoutes from './modules/groups/routes.js';
 import roleTypeRoutes from './modules/role-types/routes.js';
 import membershipRoutes from './modules/memberships/routes.js';
 import peopleRoutes from './modules/people/routes.js';
+import peopleImportRoutes from './modules/people-import/routes.js';
+import userExportRoutes from './modules/user-export/routes.js';
 import { createPersonJsonMemory } from './modules/people/json-memory.js';
 import eventRoutes from './modules/events/routes.js';
 import participationRoutes from './modules/participations/routes.js';
@@ -192,7 +194,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(groupRoutes, resources);
       await api.register(roleTypeRoutes, resources);
       await api.register(membershipRoutes, resources);
-      await api.register(peopleRoutes, { ...resources, groupOf: (request, id) => groupOf(request.tenant.slug, request.tenant.db, id), peopleJson, imports: { bodyLimit: config.importBodyLimit, maxRows: config.importMaxRows } });
+      // The CSV import takes text/csv with its own limit: a plugin of its own, so no other route does.
+      await api.register(peopleImportRoutes, { accessOf: resources.accessOf, bodyLimit: config.importBodyLimit, maxRows: config.importMaxRows });
+      // GET /user/export gathers the person's data from every module.
+      await api.register(userExportRoutes, { accessOf: resources.accessOf });
+      await api.register(peopleRoutes, { ...resources, groupOf: (request, id) => groupOf(request.tenant.slug, request.tenant.db, id), peopleJson });
       // events.md: camps and meetings, registration, waiting lists.
       await api.register(eventRoutes, resources);
       await api.register(participationRoutes, resources);

@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander';
 import Type from 'typebox';
 import { compileObjectValidator } from '../lib/validation.js';
-import { generatePassword } from '../modules/auth/passwords.js';
-import { activateUser, changePassword, createUser, deactivateUser, UserConflictError } from '../modules/users/rules.js';
+import { generatePassword } from '../lib/passwords/passwords.js';
+import { createUser, UserConflictError } from '../modules/users/rules.js';
 import { NewPassword, validateNewUser } from '../modules/users/schemas.js';
 import { grantFirstAdministrator } from '../modules/memberships/first-admin.js';
 import { addMembership, requireGrantable, requireGroupById } from '../modules/memberships/rules.js';
@@ -11,6 +11,7 @@ import { operatorAccess } from '../modules/permissions/rules.js';
 import { CliError, openTenant, readPasswordFromStdin, requireUser, tenantDatabase, withStorage } from './context.js';
 import { membershipInput } from './groups.js';
 import { transact } from '../recording/recorder.js';
+import { changePassword, deactivateUser, activateUser } from '../modules/auth/accounts.js';
 
 const TEXT_FIELDS = ['phonenumber', 'phonenumber_mobile', 'street', 'housenumber', 'zip', 'city'] as const;
 const INTEGER_FIELDS = ['gender_id', 'type_id'] as const;

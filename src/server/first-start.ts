@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createStorage } from '../db/index.js';
 import type { Storage } from '../db/storage.js';
-import { generatePassword } from '../modules/auth/passwords.js';
+import { generatePassword } from '../lib/passwords/passwords.js';
 import { createTenant, hasNoTenants, listAllTenants, migrateAll } from '../modules/tenants/rules.js';
 import { grantFirstAdministrator } from '../modules/memberships/first-admin.js';
 import { dayIn } from '../modules/permissions/calendar.js';

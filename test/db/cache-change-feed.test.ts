@@ -3,9 +3,9 @@ import { openCacheChangeFeed, type CacheChangeFeed } from '../../src/db/invalida
 import type { CacheChange } from '../../src/db/invalidation/queries.js';
 import { toDbTimestamp } from '../../src/lib/time.js';
 import { issueToken, revokeToken } from '../../src/modules/tokens/rules.js';
-import { deactivateUser } from '../../src/modules/users/rules.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { deactivateUser } from '../../src/modules/auth/accounts.js';
 
 const eventually = (condition: () => boolean) => waitFor(condition, 2000, 10);
 

@@ -16,7 +16,7 @@ import * as createUsersAndTokens from '../../src/db/migrations/tenant/2026-11-21
 import { REGISTRY_SCHEMA, tenantSchema } from '../../src/db/postgres.js';
 import type { Storage } from '../../src/db/storage.js';
 import { toDbTimestamp } from '../../src/lib/time.js';
-import { hashPassword } from '../../src/modules/auth/passwords.js';
+import { hashPassword } from '../../src/lib/passwords/passwords.js';
 import { migrateAll } from '../../src/modules/tenants/rules.js';
 import { hashTokenSecret } from '../../src/modules/tokens/secrets.js';
 import { hostOf, JSON_HEADERS } from '../helpers/app.js';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { deactivateUser } from '../../src/modules/users/rules.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD } from '../helpers/app.js';
+import { deactivateUser } from '../../src/modules/auth/accounts.js';
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);

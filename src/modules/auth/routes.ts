@@ -1,13 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { errors } from '../../errors.js';
+import { errors, fieldMessages } from '../../errors.js';
 import { callerOf } from '../../http/auth.js';
 import { Envelope } from '../../http/schemas.js';
 import { revokeToken } from '../tokens/rules.js';
 import { login } from './rules.js';
 import { LoginAnswerSchema, LoginRequestSchema, toLoginAnswer } from './schemas.js';
+import { changeOwnPassword } from './accounts.js';
+import { NewPassword } from '../users/schemas.js';
 
 /** The auth module's routes: POST /login (api.md 4.1) and POST /logout (extension). */
+const ChangePasswordSchema = Type.Object({
+  current_password: Type.String({ minLength: 1, maxLength: 1024 }),
+  password: NewPassword,
+  password_confirmation: Type.String({ maxLength: 1024 }),
+});
+
 const authRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (app, { tokenPrefix }) => {
   app.post(
     '/login',
@@ -43,6 +51,30 @@ const authRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (ap
       const caller = callerOf(request);
       await revokeToken(request.tenant.db, caller.user.id, caller.tokenId);
       return { success: true, message: 'Logged out.', data: {} };
+    },
+  );
+
+  // PUT /user/password (extension). A new password ends every session: all of the
+  // user's tokens are deleted, and the answer carries a fresh login token for this client.
+  app.put(
+    '/user/password',
+    {
+      config: { requires: 'user:write' },
+      schema: {
+        operationId: 'changePassword',
+        summary: 'Change my password',
+        description: "Checks the current password, sets the new one, revokes every token of the caller and answers like login.",
+        body: ChangePasswordSchema,
+        response: { 200: LoginAnswerSchema },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { current_password, password, password_confirmation } = request.body;
+      if (password !== password_confirmation) throw errors.invalidField('password', fieldMessages.confirmationMismatch('password'));
+      const issued = await changeOwnPassword(request.tenant.db, caller.user.id, current_password, password, tokenPrefix);
+      if (!issued) throw errors.invalidField('current_password', fieldMessages.passwordIncorrect());
+      return toLoginAnswer(caller.user, issued);
     },
   );
 };

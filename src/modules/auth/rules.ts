@@ -2,7 +2,7 @@ import type { TenantDb } from '../../db/types.js';
 import { issueToken } from '../tokens/rules.js';
 import type { IssuedToken } from '../tokens/schemas.js';
 import { findLoginUser, replacePasswordHash, type LoginUser } from '../users/rules.js';
-import { hashPassword, spendPasswordCheck, verifyPassword } from './passwords.js';
+import { hashPassword, spendPasswordCheck, verifyPassword } from '../../lib/passwords/passwords.js';
 
 export interface LoginResult {
   user: LoginUser;

@@ -12,8 +12,7 @@ import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
 import { Envelope, ErrorSchema } from '../../http/schemas.js';
 import { requireVisibleEvent, viewerOf } from '../events/rules.js';
-import { householdOf, type Access } from '../permissions/rules.js';
-import { requireVisiblePerson } from '../people/rules.js';
+import { householdOf, type Access, canSeePerson } from '../permissions/rules.js';
 import { participantsCsv } from './csv.js';
 import { listEventParticipations, listPersonParticipations } from './queries.js';
 import { changeParticipation, register, requireVisibleParticipation, summaryOf } from './rules.js';
@@ -181,8 +180,9 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
       const cursors = cursorsOf(request);
       const db = request.tenant.db;
       const access = await accessOf(request);
-      const person = await requireVisiblePerson(db, access, idOf(request));
-      const personId = Number(person.id);
+      // Someone the caller may not see is not found, as on GET /people/{id}.
+      const personId = idOf(request);
+      if (personId === null || !(await canSeePerson(db, access, personId))) throw errors.notFound('Person');
       const viewer = await viewerOf(db, access);
       const list = `person-participations:${personId}`;
       const { query } = request;

@@ -8,10 +8,7 @@ import { limitOf } from '../../http/paging.js';
 import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
 import { MembershipSchema, PersonMembershipsQuery, toApiMembership } from '../memberships/schemas.js';
 import { callerOf } from '../../http/auth.js';
-import { IMPORT_DEFAULTS } from '../../config.js';
 import { JsonOrCsv, sendCsv, wantsCsv } from '../../http/csv.js';
-import peopleImportRoutes from '../people-import/routes.js';
-import userExportRoutes from '../user-export/routes.js';
 import { personJson, type PersonJsonMemory } from './json-memory.js';
 import { listWards, sortNamesOf, type PeopleColumns } from './queries.js';
 import { PERSON_COLUMNS, peopleCsv, peopleCsvName, peopleSelection } from './csv.js';
@@ -44,16 +41,10 @@ export interface PeopleRouteOptions extends ResourceRouteOptions<Access> {
   groupOf: (request: FastifyRequest, id: number) => Promise<GroupRow | undefined>;
   /** People's JSON kept by version, for the pages of GET /people. */
   peopleJson: PersonJsonMemory;
-  /** IMPORT_BODY_LIMIT and IMPORT_MAX_ROWS of the configuration. */
-  imports?: { bodyLimit: number; maxRows: number };
 }
 
 /** The people module's routes (groups.md sections 3 and 5, data.md): people, guardians and wards, CSV in and out. */
-const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, { cursorsOf, accessOf, groupOf, peopleJson, imports = IMPORT_DEFAULTS }) => {
-  // The CSV import takes text/csv with its own limit: a child plugin, so no other route does.
-  await app.register(peopleImportRoutes, { accessOf, ...imports });
-  // GET /user/export (data.md section 3) gathers the person's data from every module.
-  await app.register(userExportRoutes, { accessOf });
+const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, { cursorsOf, accessOf, groupOf, peopleJson }) => {
   refuseUnknownQueryParameters(app);
   app.get(
     '/people',

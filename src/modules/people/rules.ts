@@ -4,7 +4,7 @@ import { requireIfMatch } from '../../http/etag.js';
 import type { CursorCodec } from '../../http/paging.js';
 import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
-import { hashPassword } from '../auth/passwords.js';
+import { hashPassword } from '../../lib/passwords/passwords.js';
 import { addMembership, requireGrantable, requireGroupById, lockPersonForMemberships } from '../memberships/rules.js';
 import { canSeePerson, holdsOnPerson, isRootAdmin, mayChangeLoginOf, rightToChange, type Access, isGuardian } from '../permissions/rules.js';
 import { revokeAllTokens } from '../tokens/rules.js';

@@ -3,8 +3,7 @@ import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { errors, fieldMessages, type FieldErrors } from '../../errors.js';
 import { callerOf } from '../../http/auth.js';
-import { toLoginAnswer, LoginAnswerSchema } from '../auth/schemas.js';
-import { changeOwnPassword, updateProfile, UserConflictError } from './rules.js';
+import { updateProfile, UserConflictError } from './rules.js';
 import { NewPassword, PROFILE_FIELDS, ProfileUpdateSchema, RECORD_FIELDS, refuseFields, UserSchema, type ApiUser } from './schemas.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -12,11 +11,6 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Fields a user cannot change about themselves with PATCH /user (the password has its own route). */
 const PROHIBITED = ['id', 'username', 'password', ...RECORD_FIELDS.slice(1)];
 
-const ChangePasswordSchema = Type.Object({
-  current_password: Type.String({ minLength: 1, maxLength: 1024 }),
-  password: NewPassword,
-  password_confirmation: Type.String({ maxLength: 1024 }),
-});
 
 /** The users module's routes: the caller's own record (api.md 4.2) and its self-service extensions. */
 const userRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (app, { tokenPrefix }) => {
@@ -68,30 +62,6 @@ const userRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (ap
         if (err instanceof UserConflictError) throw errors.validation(err.fieldErrors);
         throw err;
       }
-    },
-  );
-
-  // PUT /user/password (extension). A new password ends every session (api.md 5.3): all of the
-  // user's tokens are deleted, and the answer carries a fresh login token for this client.
-  app.put(
-    '/user/password',
-    {
-      config: { requires: 'user:write' },
-      schema: {
-        operationId: 'changePassword',
-        summary: 'Change my password',
-        description: "Checks the current password, sets the new one, revokes every token of the caller and answers like login.",
-        body: ChangePasswordSchema,
-        response: { 200: LoginAnswerSchema },
-      },
-    },
-    async (request) => {
-      const caller = callerOf(request);
-      const { current_password, password, password_confirmation } = request.body;
-      if (password !== password_confirmation) throw errors.invalidField('password', fieldMessages.confirmationMismatch('password'));
-      const issued = await changeOwnPassword(request.tenant.db, caller.user.id, current_password, password, tokenPrefix);
-      if (!issued) throw errors.invalidField('current_password', fieldMessages.passwordIncorrect());
-      return toLoginAnswer(caller.user, issued);
     },
   );
 };

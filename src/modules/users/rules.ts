@@ -1,9 +1,7 @@
 import type { TenantDb, UserRow } from '../../db/types.js';
 import { fieldMessages, type FieldErrors } from '../../errors.js';
 import { toDbTimestamp } from '../../lib/time.js';
-import { hashPassword, verifyPassword } from '../auth/passwords.js';
-import { issueToken, revokeAllTokens } from '../tokens/rules.js';
-import type { IssuedToken } from '../tokens/schemas.js';
+import { hashPassword } from '../../lib/passwords/passwords.js';
 import {
   findUserByEmail,
   findUserById,
@@ -21,9 +19,9 @@ import { noteCreated, noteUpdated, transact } from '../../recording/recorder.js'
 import { HIDDEN_PASSWORD, personChanges } from '../../recording/person-changes.js';
 import { toApiUser, type ApiUser, type NewUser, type ProfileUpdate } from './schemas.js';
 
-// A changed password or a deactivated account ends every session at once (api.md 5.3): the
-// change and the deletion of the user's tokens commit together or not at all. Every change here
-// reaches the caches of every instance through the database itself (db/invalidation).
+// Every change here reaches the caches of every instance through the database itself
+// (db/invalidation). Password changes and deactivation, which end sessions, are the auth
+// module's (auth/accounts.ts).
 
 /** A username or e-mail address that another user has: the field -> message of each. */
 export class UserConflictError extends Error {
@@ -74,35 +72,6 @@ export async function createUser(db: TenantDb, input: NewUser, now = new Date())
   });
 }
 
-/** Sets a user's password (an operator's reset) and revokes all their tokens; returns how many. */
-export async function changePassword(db: TenantDb, userId: number, newPassword: string): Promise<number> {
-  const hash = await hashPassword(newPassword);
-  return transact(db, null, async (trx) => {
-    await updateUserPasswordHash(trx, userId, hash, toDbTimestamp(new Date()));
-    noteUpdated(trx, 'person', userId, { password: HIDDEN_PASSWORD }, { personId: userId });
-    return revokeAllTokens(trx, userId);
-  });
-}
-
-/** Stops a user from logging in and revokes all their tokens; returns how many. */
-export async function deactivateUser(db: TenantDb, userId: number): Promise<number> {
-  return transact(db, null, async (trx) => {
-    await setActive(trx, userId, false);
-    return revokeAllTokens(trx, userId);
-  });
-}
-
-export async function activateUser(db: TenantDb, userId: number): Promise<void> {
-  await transact(db, null, (trx) => setActive(trx, userId, true));
-}
-
-async function setActive(db: TenantDb, userId: number, active: boolean): Promise<void> {
-  await setUserActive(db, userId, active, toDbTimestamp(new Date()));
-  // Recorded as an update (its updated_at moved, and a sync tool reads it again), without the
-  // flag itself, which the API never returns (decisions.md section 2).
-  noteUpdated(db, 'person', userId, {}, { personId: userId });
-}
-
 /** Changes the caller's own profile; an e-mail address taken by another user is a UserConflictError. */
 export async function updateProfile(db: TenantDb, userId: number, input: ProfileUpdate): Promise<ApiUser> {
   if (input.email !== undefined) {
@@ -122,34 +91,11 @@ export async function updateProfile(db: TenantDb, userId: number, input: Profile
   });
 }
 
-/**
- * The caller changes their own password: checked against the current one, read here (the token
- * lookup never reads password hashes), null when it does not match; then every token of the user
- * is deleted and one new login token issued, in one transaction.
- */
-export async function changeOwnPassword(
-  db: TenantDb,
-  userId: number,
-  currentPassword: string,
-  newPassword: string,
-  tokenPrefix: string,
-): Promise<IssuedToken | null> {
-  const user = await findUserById(db, userId);
-  if (!user || user.password === null) return null;
-  const check = await verifyPassword(user.password, currentPassword);
-  if (!check.valid) return null;
-  const hash = await hashPassword(newPassword);
-  return transact(db, user.id, async (trx) => {
-    const now = new Date();
-    await updateUserPasswordHash(trx, user.id, hash, toDbTimestamp(now));
-    noteUpdated(trx, 'person', user.id, { password: HIDDEN_PASSWORD }, { personId: user.id });
-    await revokeAllTokens(trx, user.id);
-    return issueToken(trx, user.id, { tokenPrefix, now });
-  });
-}
-
 // What other modules use of this module's queries: named here, so that its tables stay its own.
 export {
+  findUserById,
+  setUserActive,
+  updateUserPasswordHash,
   changesAnything,
   findUserByEmail,
   findUserByUsername,

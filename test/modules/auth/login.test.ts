@@ -1,9 +1,9 @@
 import { hash as bcryptHash } from '@node-rs/bcrypt';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { deactivateUser } from '../../../src/modules/users/rules.js';
 import { findUserByUsername } from '../../../src/modules/users/queries.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
+import { deactivateUser } from '../../../src/modules/auth/accounts.js';
 
 const FAILED_LOGIN = { success: false, message: 'Login Fail, pls check password' };
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 import { daysFromNow } from '../../helpers/events.js';
-import { activateUser, deactivateUser } from '../../../src/modules/users/rules.js';
+import { deactivateUser, activateUser } from '../../../src/modules/auth/accounts.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 

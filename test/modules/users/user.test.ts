@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changePassword, deactivateUser } from '../../../src/modules/users/rules.js';
 import { deleteTokensOfUser } from '../../../src/modules/tokens/queries.js';
 import { issueToken } from '../../../src/modules/tokens/rules.js';
 import { toApiTimestampOrNull } from '../../../src/lib/time.js';
 import { buildTestApp, hostOf, PASSWORD, type TestApp } from '../../helpers/app.js';
+import { changePassword, deactivateUser } from '../../../src/modules/auth/accounts.js';
 
 const UNAUTHENTICATED = '{"message":"Unauthenticated."}';
 const FIELD_ORDER = [

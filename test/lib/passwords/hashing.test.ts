@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHashingThreads, HashJobError, type HashingThreads } from '../../../src/modules/auth/hashing.js';
+import { createHashingThreads, HashJobError, type HashingThreads } from '../../../src/lib/passwords/hashing.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 };
