@@ -16,8 +16,8 @@ import { requireGroup } from '../modules/groups/rules.js';
 import { requireChangeable, requireVisiblePerson } from '../modules/people/rules.js';
 import { forbiddenAnswer, idOf, type ResourceRouteOptions } from '../http/route-kit.js';
 import { historyOf, type HistorySubject } from '../recording/records.js';
-import { HistoryItemSchema, toApiHistoryItem } from './schemas.js';
 import { listPersonParticipations } from '../modules/participations/rules.js';
+import { HistoryItemSchema, toApiHistoryItem } from '../modules/changes/schemas.js';
 
 const HistoryQuery = Type.Object(PagingQuery, { additionalProperties: false });
 const HistoryAnswer = Envelope(Type.Object({ changes: Type.Array(HistoryItemSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }));

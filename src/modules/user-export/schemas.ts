@@ -4,8 +4,8 @@ import { PersonSchema, toApiPerson } from '../people/schemas.js';
 import { TokenListItemSchema } from '../tokens/schemas.js';
 import { ParticipationSchema, toApiParticipation } from '../participations/schemas.js';
 import type { PersonalData } from './rules.js';
-import { HistoryItemSchema, toApiHistoryItem } from '../../history/schemas.js';
 import { mayReadNotes } from '../participations/notes.js';
+import { HistoryItemSchema, toApiHistoryItem } from '../changes/schemas.js';
 
 /** A membership with the name of its group, after the membership's own fields. */
 const ExportedMembershipSchema = Type.Object({ ...MembershipSchema.properties, group_name: Type.String() });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, retryDelayMs } from '../../../src/modules/webhooks/retry-schedule.js';
+import { retryDelayMs } from '../../../src/modules/webhooks/retry-schedule.js';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../../../src/config.js';
 
 describe('webhook retry schedule', () => {
   it('defaults to about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h', () => {
