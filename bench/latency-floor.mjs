@@ -2,7 +2,7 @@
 // server that burns a fixed CPU time per request and writes the answers of each event-loop turn
 // together (as src/http/batched-answers.ts does), measured like `people-page` (32 connections,
 // the load generator on the same machine). Whatever a real route does, at the same req/s its p99
-// cannot be expected below this one's. Not part of `npm run bench`; see README, "Performance".
+// cannot be expected below this one's. Not part of `npm run bench`; see docs/benchmarks/README.md.
 //
 //   node bench/latency-floor.mjs [--cpu-us 500] [--connections 32] [--duration 10] [--bytes 25000]
 import autocannon from 'autocannon';

@@ -1,8 +1,8 @@
-// The peer of the people-page scenario (issue 20): Express 5 + better-sqlite3 on the same tenant
-// file, answering a group's subtree page with the SQL one writes first: a recursive CTE for the
-// subtree, a join with the memberships active today, ORDER BY the names, LIMIT and OFFSET. No
-// token check (that only flatters the peer). Not part of the product; the benchmark measures the
-// service against it.
+// The peer of the people-page scenario (docs/benchmarks/README.md): Express 5 + better-sqlite3 on
+// the same tenant file, answering a group's subtree page with the SQL one writes first: a recursive
+// CTE for the subtree, a join with the memberships active today, ORDER BY the names, LIMIT and
+// OFFSET. No token check (that only flatters the peer). Not part of the product; the benchmark
+// measures the service against it.
 import Database from 'better-sqlite3';
 import express from 'express';
 import { join } from 'node:path';

@@ -51,10 +51,11 @@ export async function setupData(env, { tenants, usersPerTenant, benchTenant = tr
 }
 
 /**
- * The people-page tenant (issue 15): 10,000 people in 400 groups on 4 levels (the root, 4
- * regions, 40 districts, 355 troops) with 12,000 memberships, and a leader with `leader` on the
- * first region, who has a token. Returns the token, the region's id and the paths of every page
- * of `GET /api/people?group_id=<region>&below=true&limit=50`, read once by following the cursors.
+ * The people-page tenant (docs/benchmarks/README.md, "The scenarios"): 10,000 people in 400 groups
+ * on 4 levels (the root, 4 regions, 40 districts, 355 troops) with 12,000 memberships, and a leader
+ * with `leader` on the first region, who has a token. Returns the token, the region's id and the
+ * paths of every page of `GET /api/people?group_id=<region>&below=true&limit=50`, read once by
+ * following the cursors.
  */
 export async function setupPeople(env, { people = 10_000, slug = 'people', width = 1 } = {}) {
   const { sortKey } = await import('../dist/lib/sort-key.js');
@@ -168,10 +169,10 @@ function getJson(url, headers) {
 }
 
 /**
- * The events tenant (issue 16): a troop with `storms` camps of capacity 100, each with 500
- * members of the troop, every one with a login token, who all register for it at once
- * (register-storm); and a camp with 1,000 accepted participations, a fifth of them vegetarian and
- * a third non-swimmers, whose manager asks for the summary (event-summary).
+ * The events tenant (docs/benchmarks/README.md, "The scenarios"): a troop with `storms` camps of
+ * capacity 100, each with 500 members of the troop, every one with a login token, who all register
+ * for it at once (register-storm); and a camp with 1,000 accepted participations, a fifth of them
+ * vegetarian and a third non-swimmers, whose manager asks for the summary (event-summary).
  */
 export async function setupEvents(env, { storms = 3, stormPeople = 500, summaryPeople = 1000, slug = 'events' } = {}) {
   const { sortKey } = await import('../dist/lib/sort-key.js');

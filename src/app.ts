@@ -176,7 +176,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         ...(deps.now ? { now: deps.now } : {}),
       });
       await api.register(rateLimitPlugin, { limits: rateLimits });
-      // integrations.md section 5: a POST repeated with its Idempotency-Key answers as the first did.
+      // A POST repeated with its Idempotency-Key answers as the first did.
       await api.register(idempotency);
       api.addHook('onRequest', admitRequest);
       api.setNotFoundHandler(app.routeNotFound);
@@ -186,7 +186,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(userRoutes, { tokenPrefix });
       await api.register(tokenRoutes, { tokenPrefix });
       await api.register(tenantRoutes, { storage });
-      // groups.md: the group administration core.
+      // The group administration core: groups, role types, people, memberships.
       const cursorsOf = (request: FastifyRequest) => cursors.scoped(cursorScope(request.tenant.slug, request.query as Record<string, unknown>));
       const writes = (tenant: string) => storage.invalidations.writes(tenant);
       const resources = { cursorsOf, accessOf: createRequestAccess(createTenantCalendar(storage, deps.now), createRoleMemory({ writes })) };
@@ -199,10 +199,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // GET /user/export gathers the person's data from every module.
       await api.register(userExportRoutes, { accessOf: resources.accessOf });
       await api.register(peopleRoutes, { ...resources, groupOf: (request, id) => groupOf(request.tenant.slug, request.tenant.db, id), peopleJson });
-      // events.md: camps and meetings, registration, waiting lists.
+      // Events: camps and meetings, registration, waiting lists.
       await api.register(eventRoutes, resources);
       await api.register(participationRoutes, resources);
-      // integrations.md: the change feed.
+      // Sync: the change feed, history and webhooks.
       await api.register(changeRoutes, resources);
       await api.register(historyRoutes, resources);
       await api.register(webhookRoutes, { ...resources, registry: storage.registry, allowPrivate: config.webhooksAllowPrivate });

@@ -21,7 +21,7 @@ export function parseRetrySchedule(raw: string): number[] | null {
   return seconds.every((value) => value >= 1 && value <= 604_800) ? seconds : null;
 }
 
-/** The CSV import's limits when IMPORT_BODY_LIMIT and IMPORT_MAX_ROWS are not set (data.md section 2). */
+/** The CSV import's limits when IMPORT_BODY_LIMIT and IMPORT_MAX_ROWS are not set. */
 export const IMPORT_DEFAULTS = Object.freeze({ bodyLimit: 10 * 1024 * 1024, maxRows: 20_000 });
 
 /**
@@ -60,9 +60,9 @@ const EnvSchema = Type.Object({
   CORS_ORIGINS: Type.String({ default: '' }),
   IMPORT_BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024, default: IMPORT_DEFAULTS.bodyLimit }),
   IMPORT_MAX_ROWS: Type.Integer({ minimum: 1, maximum: 10_000_000, default: IMPORT_DEFAULTS.maxRows }),
-  /** integrations.md section 2: change records are kept at least this many days. */
+  /** Change records are kept at least this many days. */
   CHANGES_RETENTION_DAYS: Type.Integer({ minimum: 30, maximum: 36_500, default: 30 }),
-  /** integrations.md section 4: lets webhooks use http:// and private addresses (tests, closed networks). */
+  /** Lets webhooks use http:// and private addresses (tests, closed networks). */
   WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({ default: false }),
   /** Seconds between a webhook's failed attempts, comma-separated; '' is the default schedule. */
   WEBHOOK_RETRY_SCHEDULE: Type.String({ default: '' }),
@@ -111,7 +111,7 @@ export interface Config {
   readonly requireHttps: boolean;
   /** Origins allowed by CORS; empty: CORS off. */
   readonly corsOrigins: string[];
-  /** The CSV import of people (data.md section 2): its own body limit, and data rows at most. */
+  /** The CSV import of people: its own body limit, and data rows at most. */
   readonly importBodyLimit: number;
   readonly importMaxRows: number;
   /** `groupadmin changes prune` deletes change records older than this. */

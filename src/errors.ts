@@ -75,7 +75,7 @@ export class ApiError extends Error {
 /** `api/users/1` as the original's messages name a route. */
 const routeText = (url: string) => (url.split('?')[0] ?? '').replace(/^\/+|\/+$/g, '') || '/';
 
-/** The resources a caller may be told do not exist (groups.md section 0: one message each). */
+/** The resources a caller may be told do not exist (one message each). */
 export type ResourceName =
   | 'Token'
   | 'Group'
@@ -87,10 +87,10 @@ export type ResourceName =
   | 'Participation'
   | 'Webhook';
 
-/** Storage away and maintenance both answer this (decisions.md section 5). */
+/** Storage away and maintenance both answer this. */
 const SERVICE_UNAVAILABLE = 'Service Unavailable';
 
-/** Every error answer of decisions.md section 5 and groups.md section 0, by name. */
+/** Every error answer of the service, by name (docs/api/conventions.md). */
 export const errors = {
   routeNotFound: (url: string) => new ApiError('route_not_found', `The route ${routeText(url)} could not be found.`),
   methodNotAllowed: (method: string, url: string, allow: string[]) =>
@@ -108,11 +108,11 @@ export const errors = {
   unauthenticated: () => new ApiError('unauthenticated', 'Unauthenticated.'),
   loginFailed: () => new ApiError('login_failed', 'Login Fail, pls check password'),
   abilityMissing: () => new ApiError('ability_missing', 'Invalid ability provided.'),
-  /** The caller sees the resource but their role does not allow the action (groups.md section 0). */
+  /** The caller sees the resource but their role does not allow the action. */
   unauthorized: () => new ApiError('unauthorized', 'This action is unauthorized.'),
   httpsRequired: () => new ApiError('https_required', 'HTTPS required.'),
   tenantNotFound: () => new ApiError('tenant_not_found', 'Tenant not found.'),
-  /** Unknown, or not visible to the caller: the same answer (groups.md section 0). */
+  /** Unknown, or not visible to the caller: the same answer. */
   notFound: (resource: ResourceName) => new ApiError('not_found', `${resource} not found.`),
   idempotencyKeyInProgress: () => new ApiError('conflict', 'A request with this Idempotency-Key is in progress.'),
   changeFeedGone: () => new ApiError('gone', 'The change feed no longer reaches back that far.'),
@@ -134,7 +134,7 @@ export const errors = {
   /** 422 with one message on one field. */
   invalidField: (field: string, message: string) => errors.validation({ [field]: [message] }),
   /**
-   * 422 for a rule of groups.md that no single field of the request breaks (a group that still
+   * 422 for a rule that no single field of the request breaks (a group that still
    * has subgroups, the last administrator): `errors` names the resource the rule protects.
    */
   ruleBroken: (resource: string, message: string) => errors.validation({ [resource]: [message] }),
@@ -163,8 +163,7 @@ export const fieldMessages = {
   expiryBeyondToken: (expiresAt: string) => `The expires at field may not be later than this token's own expiry, ${expiresAt}.`,
 } as const;
 
-/** The messages of the rules of groups.md (sections 1-5 and 7), in its words. */
-/** The words of the CSV import (data.md section 2). */
+/** The words of the CSV import. */
 export const importMessages = {
   passwordColumn: 'The password column cannot be imported.',
   unknownColumn: (name: string) => `The file has an unknown column: ${name}.`,
@@ -183,6 +182,7 @@ export const importMessages = {
   mayNotChange: 'You may not change the person this row matches.',
 } as const;
 
+/** The messages of the domain rules: webhooks and retries, groups, role types, memberships, guardians, then events. */
 export const ruleMessages = {
   webhookAddress: 'The url must be a public https address.',
   idempotencyKeyReused: 'The Idempotency-Key was used for another request.',
@@ -197,7 +197,7 @@ export const ruleMessages = {
   lastAdministrator: 'The last administrator cannot be removed.',
   guardianIsPerson: 'The guardian must be another person.',
   alreadyGuardian: 'The person is already a guardian.',
-  // events.md
+  // events and participations
   registrationClosed: 'Registration is closed.',
   alreadyRegistered: 'The person is already registered.',
   eventFull: 'The event is full.',

@@ -1,7 +1,7 @@
 /** What a token may be allowed to do. `*` grants everything, present and future. */
 export const ABILITIES = [
   '*', 'user:read', 'user:write', 'tokens:read', 'tokens:write',
-  // groups.md section 0 (events, changes and webhooks are used by events.md and integrations.md).
+  // Beyond the original interface: groups, people and role types, then events, the change feed and webhooks.
   'people:read', 'people:write', 'groups:read', 'groups:write', 'roles:write',
   'events:read', 'events:write', 'changes:read', 'webhooks:write',
 ] as const;

@@ -10,7 +10,7 @@ import { openTenant, withStorage } from './context.js';
 import { idOption } from './groups.js';
 import { listEventParticipations } from '../modules/participations/rules.js';
 
-/** events.md section 3: the events of a tenant and an event's participants, for an operator. */
+/** The events of a tenant and an event's participants, for an operator. */
 
 const PAGE_ROWS = 200;
 const line = (...cells: (string | number | null)[]) => process.stdout.write(`${cells.map((cell) => cell ?? '-').join('\t')}\n`);

@@ -15,7 +15,7 @@ import { findPerson } from '../modules/people/rules.js';
 import { findUserByUsername } from '../modules/users/rules.js';
 
 /**
- * The group core at the command line (groups.md section 6). An operator holds every permission
+ * The group core at the command line. An operator holds every permission
  * (operatorAccess), and each command goes through the same rules as its route, so the CLI and
  * the API refuse the same things with the same messages.
  */
@@ -154,7 +154,7 @@ export function membershipInput(options: { group: string; role: string; start?: 
   };
 }
 
-/** groups.md section 7: a username when such a user exists, otherwise (digits only) a person id. */
+/** A person named on the command line: a username when such a user exists, otherwise (digits only) a person id. */
 async function personIdOf(db: Parameters<typeof findPerson>[0], tenant: string, person: string): Promise<number> {
   const byName = await findUserByUsername(db, person);
   if (byName) return byName.id;

@@ -10,7 +10,7 @@ import { CliError, openTenant, withStorage } from './context.js';
 import { idOption } from './groups.js';
 
 /**
- * data.md: the people CSV out and in, for an operator (every permission, as the other commands).
+ * The people CSV out and in, for an operator (every permission, as the other commands).
  * The same functions as GET /api/people (Accept: text/csv) and POST /api/people/import.
  */
 export function registerPeopleCommands(program: Command): void {

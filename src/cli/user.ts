@@ -111,13 +111,13 @@ export function registerUserCommands(program: Command): void {
           if (err instanceof UserConflictError) throw new CliError(firstMessage(err.fieldErrors));
           throw err;
         }
-        // Without --group, the tenant's first administrator (groups.md section 3).
+        // Without --group, the tenant's first administrator.
         if (grant) await addMembership(trx, user.id, grant, today);
         else await grantFirstAdministrator(trx, user.id, today);
         return user;
       });
       process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
-      // stderr stays the generated password's alone (decisions.md 9), the README says so.
+      // stderr stays the generated password's alone, as docs/operations/command-line.md says.
       reportGenerated(password, generated);
     }),
   );

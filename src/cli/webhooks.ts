@@ -13,7 +13,7 @@ async function contextFor(storage: Storage, config: Config, tenant: string): Pro
   return { db, registry: storage.registry, tenant, allowPrivate: config.webhooksAllowPrivate };
 }
 
-/** Webhooks at the command line (integrations.md section 4), through the rules of the routes. */
+/** Webhooks at the command line, through the rules of the routes. */
 export function registerWebhookCommands(program: Command): void {
   const webhook = program.command('webhook').description('the webhooks of a tenant (signed deliveries of its change records)');
 

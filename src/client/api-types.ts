@@ -44,6 +44,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/user/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change my password
+         * @description Checks the current password, sets the new one, revokes every token of the caller and answers like login.
+         */
+        put: operations["changePassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user": {
         parameters: {
             query?: never;
@@ -66,26 +86,6 @@ export interface paths {
          * @description Changes any of the profile fields of the caller; answers like GET /user.
          */
         patch: operations["updateUser"];
-        trace?: never;
-    };
-    "/user/password": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Change my password
-         * @description Checks the current password, sets the new one, revokes every token of the caller and answers like login.
-         */
-        put: operations["changePassword"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/tokens": {
@@ -661,7 +661,7 @@ export interface paths {
         };
         /**
          * The person's history
-         * @description Its change records, newest first, with the actor and `{field: [old, new]}` of each update. Those who may change the person (groups.md section 3), or `admin` on the root. With the records of their memberships and participations (for others than admins on the root: in the events they see).
+         * @description Its change records, newest first, with the actor and `{field: [old, new]}` of each update. Those who may change the person (`write` where they have an active membership, on the root when they have none; their guardians), or `admin` on the root. With the records of their memberships and participations (for others than admins on the root: in the events they see).
          */
         get: operations["personHistory"];
         put?: never;
@@ -1242,6 +1242,285 @@ export interface operations {
             };
         };
     };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    password: string;
+                    password_confirmation: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            id: number;
+                            username: string;
+                            email: string;
+                            firstname: string;
+                            lastname: string;
+                            api_key: string;
+                        };
+                        api_key: {
+                            accessToken: {
+                                name: string;
+                                abilities: string[];
+                                tokenable_id: number;
+                                tokenable_type: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                id: number;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                expires_at?: string;
+                            };
+                            /** @description <id>|<secret>; shown once */
+                            plainTextToken: string;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided. */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     getUser: {
         parameters: {
             query?: never;
@@ -1473,285 +1752,6 @@ export interface operations {
                         created_at: string;
                         /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
                         updated_at: string;
-                    };
-                };
-            };
-            /** @description Malformed JSON body. */
-            400: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        message: string;
-                    };
-                };
-            };
-            /** @description Missing, malformed, unknown, revoked or expired token */
-            401: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        message: "Unauthenticated.";
-                    };
-                };
-            };
-            /** @description Invalid ability provided. */
-            403: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        message: string;
-                    };
-                };
-            };
-            /** @description Tenant not found (unknown host), or the resource does not exist */
-            404: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        message: string;
-                    };
-                };
-            };
-            /** @description Body larger than BODY_LIMIT */
-            413: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        message: string;
-                    };
-                };
-            };
-            /** @description The body is not JSON */
-            415: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        message: string;
-                    };
-                };
-            };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
-            419: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        message: string;
-                    };
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        /** @description The first message, plus " (and N more errors)" */
-                        message: string;
-                        /** @description field -> messages */
-                        errors: {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After */
-            429: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        message: "Too Many Attempts.";
-                        retry_after: number;
-                    };
-                };
-            };
-            /** @description Server Error (details only in the log) */
-            500: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        message: string;
-                    };
-                };
-            };
-            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
-            503: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        message: string;
-                    };
-                };
-            };
-        };
-    };
-    changePassword: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    current_password: string;
-                    password: string;
-                    password_confirmation: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        message: string;
-                        data: {
-                            id: number;
-                            username: string;
-                            email: string;
-                            firstname: string;
-                            lastname: string;
-                            api_key: string;
-                        };
-                        api_key: {
-                            accessToken: {
-                                name: string;
-                                abilities: string[];
-                                tokenable_id: number;
-                                tokenable_type: string;
-                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                created_at: string;
-                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                updated_at: string;
-                                id: number;
-                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
-                                expires_at?: string;
-                            };
-                            /** @description <id>|<secret>; shown once */
-                            plainTextToken: string;
-                        };
                     };
                 };
             };
@@ -4603,7 +4603,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The resource was changed by someone else. */
+            /** @description If-Match names an older version: The resource was changed by someone else. */
             412: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -4849,7 +4849,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The resource was changed by someone else. */
+            /** @description If-Match names an older version: The resource was changed by someone else. */
             412: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -5590,7 +5590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The resource was changed by someone else. */
+            /** @description If-Match names an older version: The resource was changed by someone else. */
             412: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -5845,7 +5845,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The resource was changed by someone else. */
+            /** @description If-Match names an older version: The resource was changed by someone else. */
             412: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -7382,7 +7382,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The resource was changed by someone else. */
+            /** @description If-Match names an older version: The resource was changed by someone else. */
             412: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -7666,7 +7666,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The resource was changed by someone else. */
+            /** @description If-Match names an older version: The resource was changed by someone else. */
             412: {
                 headers: {
                     /** @description Requests allowed in the window */

@@ -78,7 +78,7 @@ export function createClient(options: ClientOptions) {
       revoke: (id: number) => api.DELETE('/tokens/{id}', { params: { path: { id: String(id) } } }),
       revokeAllOthers: () => api.DELETE('/tokens'),
     },
-    /** groups.md section 1: the group tree. */
+    /** The group tree. */
     groups: {
       list: (query: Query<'listGroups'> = {}) => api.GET('/groups', { params: { query } }),
       get: (id: number) => api.GET('/groups/{id}', { params: { path: { id: String(id) } } }),
@@ -89,7 +89,7 @@ export function createClient(options: ClientOptions) {
       memberships: (id: number, query: Query<'listGroupMemberships'> = {}) =>
         api.GET('/groups/{id}/memberships', { params: { path: { id: String(id) }, query } }),
     },
-    /** groups.md section 2: the catalogue of role types. */
+    /** The catalogue of role types. */
     roleTypes: {
       list: () => api.GET('/role-types'),
       create: (body: Body<'createRoleType'>) => api.POST('/role-types', { body }),
@@ -97,7 +97,7 @@ export function createClient(options: ClientOptions) {
         api.PATCH('/role-types/{key}', { params: { path: { key } }, body, ...withIfMatch(ifMatch) }),
       delete: (key: string, ifMatch?: string) => api.DELETE('/role-types/{key}', { params: { path: { key } }, ...withIfMatch(ifMatch) }),
     },
-    /** groups.md sections 3 and 5: people, their memberships, guardians and the caller's wards. */
+    /** People, their memberships, guardians and the caller's wards. */
     people: {
       list: (query: Query<'listPeople'> = {}) => api.GET('/people', { params: { query } }),
       get: (id: number) => api.GET('/people/{id}', { params: { path: { id: String(id) } } }),
@@ -114,14 +114,14 @@ export function createClient(options: ClientOptions) {
         api.DELETE('/people/{id}/guardians/{guardian_id}', { params: { path: { id: String(id), guardian_id: String(guardianId) } } }),
       wards: () => api.GET('/user/wards'),
     },
-    /** groups.md section 4: who holds which role where, and when. */
+    /** Who holds which role where, and when. */
     memberships: {
       create: (body: Body<'createMembership'>) => api.POST('/memberships', { body }),
       update: (id: number, body: Body<'updateMembership'>, ifMatch?: string) =>
         api.PATCH('/memberships/{id}', { params: { path: { id: String(id) } }, body, ...withIfMatch(ifMatch) }),
       delete: (id: number, ifMatch?: string) => api.DELETE('/memberships/{id}', { params: { path: { id: String(id) } }, ...withIfMatch(ifMatch) }),
     },
-    /** events.md section 1: camps, meetings and courses. */
+    /** Events: camps, meetings and courses. */
     events: {
       list: (query: Query<'listEvents'> = {}) => api.GET('/events', { params: { query } }),
       get: (id: number) => api.GET('/events/{id}', { params: { path: { id: String(id) } } }),
@@ -131,7 +131,7 @@ export function createClient(options: ClientOptions) {
       delete: (id: number, ifMatch?: string) => api.DELETE('/events/{id}', { params: { path: { id: String(id) } }, ...withIfMatch(ifMatch) }),
       summary: (id: number) => api.GET('/events/{id}/summary', { params: { path: { id: String(id) } } }),
     },
-    /** events.md section 2: registration, the waiting list and the participant lists. */
+    /** Registration, the waiting list and the participant lists. */
     participations: {
       register: (eventId: number, body: Body<'register'>) => api.POST('/events/{id}/participations', { params: { path: { id: String(eventId) } }, body }),
       list: (eventId: number, query: Query<'listEventParticipations'> = {}) =>
@@ -150,15 +150,15 @@ export function createClient(options: ClientOptions) {
       ofPerson: (personId: number, query: Query<'listPersonParticipations'> = {}) =>
         api.GET('/people/{id}/participations', { params: { path: { id: String(personId) }, query } }),
     },
-    /** integrations.md section 2: every change in commit order; keep `next_after` and ask again with `after`. */
+    /** The change feed: every change in commit order; keep `next_after` and ask again with `after`. */
     changes: {
       list: (query: Query<'listChanges'> = {}) => api.GET('/changes', { params: { query } }),
-      /** integrations.md section 3: a resource's change records, newest first. */
+      /** History: a resource's change records, newest first. */
       ofPerson: (id: number, query: Query<'personHistory'> = {}) => api.GET('/people/{id}/history', { params: { path: { id: String(id) }, query } }),
       ofGroup: (id: number, query: Query<'groupHistory'> = {}) => api.GET('/groups/{id}/history', { params: { path: { id: String(id) }, query } }),
       ofEvent: (id: number, query: Query<'eventHistory'> = {}) => api.GET('/events/{id}/history', { params: { path: { id: String(id) }, query } }),
     },
-    /** integrations.md section 4: signed deliveries of the change records (admin on the root). */
+    /** Webhooks: signed deliveries of the change records (admin on the root). */
     webhooks: {
       list: (query: Query<'listWebhooks'> = {}) => api.GET('/webhooks', { params: { query } }),
       get: (id: number) => api.GET('/webhooks/{id}', { params: { path: { id: String(id) } } }),

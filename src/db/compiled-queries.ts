@@ -2,7 +2,7 @@ import { CompiledQuery, createQueryId, type Compilable, type Kysely } from 'kyse
 import { LRUCache } from 'lru-cache';
 
 // Building a query with Kysely and compiling it costs about as much CPU as SQLite takes to answer
-// a page of people (README, "Performance"), and a walk through a list asks the same query again
+// a page of people (docs/benchmarks/design.md), and a walk through a list asks the same query again
 // and again with only its cursor changed. These keep the compiled text and parameters of a query
 // per database handle and shape; only the values that vary are put in again.
 

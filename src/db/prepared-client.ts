@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 
 // PostgreSQL parses and plans every unnamed statement it is sent. For the short queries of a
 // request that was most of the database's work: a page of people took 0.3 ms to parse and 0.4 ms
-// to bind (plan) against 0.3 ms to run (README, "Performance"). A statement sent with a name is
+// to bind (plan) against 0.3 ms to run (docs/benchmarks/design.md). A statement sent with a name is
 // parsed once per connection, and PostgreSQL may keep its plan.
 
 /** A text is prepared from its second use on: one-off texts (an IN list of a new length) are not. */

@@ -3,7 +3,7 @@ import type { CompiledQuery, DatabaseConnection, Driver, QueryCompiler, QueryRes
 import { isConnectionLost } from './errors.js';
 import { PreparingClient } from './prepared-client.js';
 
-// HOT PATH (see README, "Architecture"): a tenant's reads on PostgreSQL, outside transactions.
+// HOT PATH (see docs/architecture.md): a tenant's reads on PostgreSQL, outside transactions.
 
 /**
  * A statement that only reads: a SELECT with no locking clause. Read by its text, as the write
@@ -58,7 +58,7 @@ export interface ReadPipesOptions {
  * process, and one answer that wakes this one, and on two cores the wake-ups cost more than the
  * statement. A page of people took 72-77 us of PostgreSQL's CPU and 152-160 of the service's on
  * the pool, 48-57 and 125-155 with its reads pipelined; spread evenly over two pipes, the pages
- * went slower than on one (README, "Reads pipelined on PostgreSQL").
+ * went slower than on one (docs/benchmarks/design.md, "PostgreSQL").
  *
  * So reads fill the first pipe, and go on to the next only while the first is held up or full: a
  * read waits for those sent before it on its connection, and a long one (a page of a CSV export)

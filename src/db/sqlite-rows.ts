@@ -4,7 +4,7 @@ import type { SqliteStatement } from 'kysely';
 // better-sqlite3 builds each row object in C++, one property at a time: 51 rows of the users
 // table (23 columns) took 206 us, most of a people page's query. Read as arrays and turned into
 // objects by a function made once per statement from its column names, they take 90 us
-// (README, "Performance").
+// (docs/benchmarks/design.md).
 
 type Row = Record<string, unknown>;
 type RowOf = (values: unknown[]) => Row;

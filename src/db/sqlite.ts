@@ -11,7 +11,7 @@ import { registryMigrations, tenantMigrationsFor, type TenantFacts } from './mig
 import { migrateToLatest, type Storage } from './storage.js';
 import type { RegistryDatabase, TenantDatabase } from './types.js';
 
-// HOT PATH (see README, "Architecture"): readNow runs the token lookup synchronously on a statement prepared once per connection.
+// HOT PATH (see docs/architecture.md): readNow runs the token lookup synchronously on a statement prepared once per connection.
 
 const PREPARED_STATEMENTS_PER_CONNECTION = 64;
 /** How often open tenant files are checked for idleness. */
@@ -249,10 +249,10 @@ export interface SqliteStorageOptions {
 
 /**
  * One SQLite file for the registry, one per tenant. Each open connection costs about 190 KB of
- * resident memory (65 KB on opening, the rest once read; see README), so only the `tenantCacheSize`
- * most recently used tenant files stay open, and idle ones are closed after about a minute;
- * the others are reopened (about 0.3 ms) when next needed. Every file has at most one
- * connection: SQLite keeps a closed connection's file descriptor while another connection of
+ * resident memory (65 KB on opening, the rest once read; see docs/benchmarks/design.md), so only
+ * the `tenantCacheSize` most recently used tenant files stay open, and idle ones are closed after
+ * about a minute; the others are reopened (about 0.3 ms) when next needed. Every file has at most
+ * one connection: SQLite keeps a closed connection's file descriptor while another connection of
  * the same process has that file open, so two connections to one file would leak descriptors.
  */
 export function createSqliteStorage({ dataDir, tenantCacheSize, idleSweepMs = IDLE_SWEEP_MS }: SqliteStorageOptions): Storage {

@@ -7,7 +7,7 @@ import type { Generated, Kysely, Selectable, SqlBool } from 'kysely';
  */
 export interface UsersTable {
   id: Generated<number>;
-  /** Null for a person without a login (groups.md section 3), as are email and password. */
+  /** Null for a person without a login, as are email and password. */
   username: string | null;
   email: string | null;
   firstname: string;

@@ -4,10 +4,10 @@ import Type from 'typebox';
 import { atLeast } from '../modules/permissions/levels.js';
 import { errors } from '../errors.js';
 import { readAllPages } from '../lib/read-all-pages.js';
-import { IdParams, ok, parseId } from '../http/before-body.js';
+import { IdParams, ok } from '../http/before-body.js';
 import { limitOf, PagingQuery } from '../http/paging.js';
 import { refuseUnknownQueryParameters } from '../http/query.js';
-import { Envelope, ErrorSchema } from '../http/schemas.js';
+import { Envelope } from '../http/schemas.js';
 import { isRootAdmin, type Access } from '../modules/permissions/rules.js';
 import { requireManagedEvent, requireVisibleEvent, viewerOf } from '../modules/events/rules.js';
 import type { TenantDatabase } from '../db/types.js';
@@ -41,10 +41,10 @@ const endpoints: HistoryEndpoint[] = [
     ability: 'people:read',
     tags: ['people'],
     operationId: 'personHistory',
-    who: 'Those who may change the person (groups.md section 3), or `admin` on the root. With the records of their memberships and participations (for others than admins on the root: in the events they see).',
+    who: 'Those who may change the person (`write` where they have an active membership, on the root when they have none; their guardians), or `admin` on the root. With the records of their memberships and participations (for others than admins on the root: in the events they see).',
     allowed: async (request, access) => {
       const db = request.tenant.db;
-      // An admin on the root reads every history (integrations.md section 3), with the records of
+      // An admin on the root reads every history, with the records of
       // participations whose event is gone; anyone else the person's participations in the events
       // they see, as GET /people/{id}/participations shows them.
       if (isRootAdmin(access)) return { kind: 'person', id: Number((await requireVisiblePerson(db, access, idOf(request))).id), participationIds: 'all' };
@@ -87,7 +87,7 @@ async function visibleParticipationIds(db: Kysely<TenantDatabase>, personId: num
   return rows.map((row) => String(row.id));
 }
 
-/** History (integrations.md section 3): a resource's change records, newest first. */
+/** History: a resource's change records, newest first. */
 const historyRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   for (const endpoint of endpoints) {

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { requireCaller, type Caller, type Requirement } from '../access/caller.js';
 import type { RequestTenant } from './tenant.js';
 
-// HOT PATH (see README, "Architecture"): bearer -> caller without a promise when the token row is remembered.
+// HOT PATH (see docs/architecture.md): bearer -> caller without a promise when the token row is remembered.
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 
-// HOT PATH (see README, "Architecture"): answers written together once per event-loop turn.
+// HOT PATH (see docs/architecture.md): answers written together once per event-loop turn.
 
 type SendOn = (err: Error | null, payload?: unknown) => void;
 

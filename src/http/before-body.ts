@@ -24,7 +24,7 @@ const ID = /^[1-9]\d{0,15}$/;
 /** A path id, or null when it cannot name any row (the route then answers 404). */
 export const parseId = (raw: string | undefined): number | null => (raw !== undefined && ID.test(raw) ? Number(raw) : null);
 
-/** The `data` of a success envelope (api.md section 1). */
+/** A success envelope around `data`. */
 export const ok = <T>(data: T) => ({ success: true as const, message: 'success', data });
 
 /** The same envelope around `data` already written as JSON: the bytes `ok` gives through its schema. */

@@ -5,7 +5,7 @@ import Type from 'typebox';
 import { attachment } from '../lib/csv.js';
 
 /**
- * Lists that answer CSV too (events.md section 2, data.md section 1): the client asks for it with
+ * Lists that answer CSV too (the people list, the participant list): the client asks for it with
  * `Accept: text/csv` as its first media type; every other Accept gets JSON.
  */
 export const wantsCsv = (request: FastifyRequest): boolean => {

@@ -5,7 +5,7 @@ import { isStorageUnavailable, STORAGE_RETRY_AFTER_SECONDS } from '../db/errors.
 import { ApiError, errors, type ErrorCode } from '../errors.js';
 
 /**
- * The one place where errors become responses (decisions.md section 5). Handlers throw
+ * The one place where errors become responses (docs/api/conventions.md). Handlers throw
  * ApiError; Fastify's own errors are mapped here; anything else is a 500 that hides its cause.
  */
 

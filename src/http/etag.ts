@@ -1,8 +1,9 @@
 import { errors } from '../errors.js';
 
 /**
- * Optimistic concurrency (groups.md section 0): every single resource carries `ETag: "<version>"`,
- * and PATCH and DELETE honour `If-Match`. Without If-Match the write happens (last write wins).
+ * Optimistic concurrency (docs/api/conventions.md): every single resource carries
+ * `ETag: "<version>"`, and PATCH and DELETE honour `If-Match`. Without If-Match the write happens
+ * (last write wins).
  */
 export const etagOf = (version: number | string): string => `"${version}"`;
 

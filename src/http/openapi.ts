@@ -12,7 +12,7 @@ import {
 /** Where the interactive reference lives; its page needs a content policy of its own. */
 export const DOCS_PREFIX = '/api/docs';
 
-/** The two endpoints of the original interface (api.md 4.1, 4.2); everything else is an extension. */
+/** The two endpoints of the original interface, POST /login and GET /user; everything else is an extension. */
 const ORIGINAL = new Set(['POST /api/login', 'GET /api/user']);
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -109,14 +109,14 @@ export default fp<OpenApiOptions>(
         tags: [
           { name: 'original', description: 'The interface of the original service' },
           { name: 'extensions', description: 'Beyond the original interface' },
-          { name: 'groups', description: 'The group tree of a tenant (groups.md section 1)' },
-          { name: 'roles', description: 'Role types and their permissions (groups.md section 2)' },
-          { name: 'people', description: 'People, their guardians and wards (groups.md sections 3 and 5)' },
-          { name: 'memberships', description: 'Who holds which role in which group, and when (groups.md section 4)' },
-          { name: 'events', description: 'Camps, meetings and courses of a group (events.md section 1)' },
-          { name: 'participations', description: 'Registration, waiting lists and the participant lists (events.md section 2)' },
-          { name: 'changes', description: 'The change feed for systems kept in step (integrations.md section 2)' },
-          { name: 'webhooks', description: 'Signed deliveries of the change records to another system (integrations.md section 4)' },
+          { name: 'groups', description: 'The group tree of a tenant' },
+          { name: 'roles', description: 'Role types and their permissions' },
+          { name: 'people', description: 'People, their guardians and wards' },
+          { name: 'memberships', description: 'Who holds which role in which group, and when' },
+          { name: 'events', description: 'Camps, meetings and courses of a group' },
+          { name: 'participations', description: 'Registration, waiting lists and the participant lists' },
+          { name: 'changes', description: 'The change feed for systems kept in step' },
+          { name: 'webhooks', description: 'Signed deliveries of the change records to another system' },
         ],
       },
       transform: ({ schema, url, route }) => {

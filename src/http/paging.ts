@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { errors, fieldMessages } from '../errors.js';
 
 /**
- * Keyset paging for every list (groups.md section 0): `limit` 1-200 (default 50) and `cursor`, the
+ * Keyset paging for every list: `limit` 1-200 (default 50) and `cursor`, the
  * `next_cursor` of the page before. A cursor names its list and the sort key of the last row shown,
  * and is signed: one that the service did not issue, or issued for another list, is 422 on
  * `cursor`, never a query.

@@ -3,9 +3,10 @@ import Type from 'typebox';
 import { errors, fieldMessages, type FieldErrors } from '../errors.js';
 
 /**
- * groups.md section 0: on the endpoints of groups.md, events.md and integrations.md, a query
- * parameter the endpoint does not take is 422 ("The foo field is prohibited."). The endpoints of
- * api.md and the earlier extensions keep ignoring them.
+ * On the resource endpoints (groups, people, events, the change feed and the rest; see
+ * docs/api/conventions.md), a query parameter the endpoint does not take is 422 ("The foo field
+ * is prohibited."). The original interface (POST /login, GET /user) and its first extensions
+ * (tokens, the own profile and password, logout) keep ignoring them.
  */
 export function prohibitUnknownQuery(query: unknown, allowed: readonly string[]): void {
   const unknown = Object.keys((query ?? {}) as object).filter((name) => !allowed.includes(name));
@@ -18,7 +19,7 @@ export function prohibitUnknownQuery(query: unknown, allowed: readonly string[])
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
 /**
- * For a plugin of groups.md, events.md or integrations.md routes: each route that declares no
+ * For a plugin of such resource routes: each route that declares no
  * query string takes none, so any parameter is 422 ("The foo field is prohibited.").
  */
 export function refuseUnknownQueryParameters(app: FastifyInstance): void {

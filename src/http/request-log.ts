@@ -3,7 +3,7 @@ import { LogController, type FastifyInstance, type FastifyReply, type FastifyReq
 import fp from 'fastify-plugin';
 import { writeInfoLine } from '../lib/logger.js';
 
-// HOT PATH (see README, "Architecture"): the access line, written by hand in pino's form.
+// HOT PATH (see docs/architecture.md): the access line, written by hand in pino's form.
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /**

@@ -3,14 +3,14 @@ import Type, { type TSchema } from 'typebox';
 // Shapes every resource's answers share. Property order is the order on the wire (the
 // serializer follows the schema), which the original interface fixes.
 
-/** UTC, six fraction digits (decisions.md section 2). */
+/** A moment: UTC, six fraction digits. */
 export const Timestamp = Type.String({ description: 'UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z' });
 
-/** The success envelope of api.md section 1: success, message, data. */
+/** The success envelope: success, message, data. */
 export const Envelope = <T extends TSchema>(data: T) =>
   Type.Object({ success: Type.Boolean(), message: Type.String(), data });
 
-// Error bodies (decisions.md section 5), for the OpenAPI document and the serializer.
+// Error bodies (docs/api/conventions.md), for the OpenAPI document and the serializer.
 
 export const ErrorSchema = Type.Object(
   { success: Type.Literal(false), message: Type.String() },

@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import { errors } from '../errors.js';
 import { DOCS_PREFIX } from './openapi.js';
 
-// HOT PATH (see README, "Architecture"): headers computed once at start.
+// HOT PATH (see docs/architecture.md): headers computed once at start.
 
 export interface SecurityOptions {
   corsOrigins: string[];

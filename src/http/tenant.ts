@@ -6,7 +6,7 @@ import type { TenantDatabase } from '../db/types.js';
 import { errors } from '../errors.js';
 import { tenantSlugForHost, type HostRules } from '../lib/tenant-hosts.js';
 
-// HOT PATH (see README, "Architecture"): Host -> tenant without a promise when the tenant is known.
+// HOT PATH (see docs/architecture.md): Host -> tenant without a promise when the tenant is known.
 
 export interface RequestTenant {
   slug: string;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-// HOT PATH (see README, "Architecture"): runs before routing for every request; a path without
+// HOT PATH (see docs/architecture.md): runs before routing for every request; a path without
 // `%` leaves at the first test.
 
 /**

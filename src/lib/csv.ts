@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 
 /**
- * The one CSV format of the service (events.md section 4, data.md section 1): UTF-8 without BOM,
+ * The one CSV format of the service: UTF-8 without BOM,
  * comma separated, CRLF line ends, booleans `true`/`false`, null an empty cell. Quoting is
  * csv-stringify's (separators, quotes and line breaks inside a cell).
  */

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
 import { AFTER_FATAL, AT_EXIT, stdoutWriter, type LogWriter } from './log-writer.js';
 
-// HOT PATH (see README, "Architecture"): log lines handed over in batches.
+// HOT PATH (see docs/architecture.md): log lines handed over in batches.
 
 const FLUSH_INTERVAL_MS = 250;
 const WRITE_AT_LENGTH = 64 * 1024;

@@ -1,5 +1,5 @@
 /**
- * The sort key of a name (groups.md section 0): lowercased, decomposed with NFKD, combining marks
+ * The sort key of a name: lowercased, decomposed with NFKD, combining marks
  * removed, so "Émile" sorts with "emile". Stored with the row and indexed, so every storage orders
  * alike and a cursor means the same everywhere (never the database's collation).
  */

@@ -63,7 +63,7 @@ function messageFor(field: string, error: SchemaError): string {
   const { params } = error;
   switch (error.keyword) {
     case 'boolean':
-      // A property that `additionalProperties: false` refuses (query strings of groups.md).
+      // A property that `additionalProperties: false` refuses (the query strings of the resource endpoints).
       return error.schemaPath?.endsWith('additionalProperties') ? `The ${name} field is prohibited.` : `The ${name} field is invalid.`;
     case 'required':
       return `The ${name} field is required.`;
@@ -172,7 +172,7 @@ type QueryTextConverter = (value: Record<string, unknown>) => Record<string, unk
  * given property that the schema names converted by that property's schema, the rest as given.
  * That is what `Value.Convert` does with an object, which on every call also makes a regular
  * expression of each property name of the schema: 10 us for the people list's twelve, against
- * 2.7 us here for the four a page of it gives (README, "Performance"). A schema whose other
+ * 2.7 us here for the four a page of it gives (docs/benchmarks/design.md). A schema whose other
  * properties have a schema of their own is left to `Value.Convert` whole.
  */
 export function queryTextConverter(schema: TSchema): QueryTextConverter {

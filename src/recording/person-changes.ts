@@ -6,7 +6,7 @@ type PersonRow = Selectable<UsersTable>;
 
 /**
  * A person's fields that their change records show, as the API shows them (booleans as booleans).
- * Not the account's active flag: decisions.md section 2 has it "never returned".
+ * Not the account's active flag, which the API never returns.
  */
 const RECORDED = [
   'username', 'email', 'firstname', 'lastname', 'gender_id', 'type_id', 'phonenumber', 'phonenumber_mobile',
@@ -14,7 +14,7 @@ const RECORDED = [
 ] as const;
 const BOOLEANS = new Set<string>(['is_vegetarian', 'can_swimm']);
 
-/** A password is never shown, not even hashed: only that it changed (integrations.md section 1). */
+/** A password is never shown, not even hashed: only that it changed. */
 export const HIDDEN_PASSWORD: [string, string] = ['[hidden]', '[hidden]'];
 
 const shown = (field: string, value: unknown) => (value === null || value === undefined ? null : BOOLEANS.has(field) ? Boolean(value) : value);

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { TenantDb } from '../db/types.js';
 
 /**
- * Erasure (integrations.md section 6): the records about the person and their rows keep their
+ * Erasure (docs/rules/erasure.md): the records about the person and their rows keep their
  * tombstones but lose their field values, and the records they made no longer name them.
  */
 export async function forgetPersonInChanges(db: TenantDb, personId: number): Promise<void> {

@@ -9,7 +9,7 @@ import { toDbTimestamp } from '../../src/lib/time.js';
 import { runCli } from '../helpers/processes.js';
 import { testServices, type TestServices } from '../helpers/services.js';
 
-/** events.md section 3: `groupadmin event list` and `groupadmin event participants`. */
+/** `groupadmin event list` and `groupadmin event participants`. */
 describe('groupadmin event commands', () => {
   let env: Record<string, string>;
   let services: TestServices;

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/processes.js';
 import { testServices, type TestServices } from '../helpers/services.js';
 
-/** `groupadmin webhook ...`: the webhook rules of integrations.md section 4 at the command line. */
+/** `groupadmin webhook ...`: the webhook rules of the API at the command line. */
 describe('groupadmin webhook', () => {
   let env: Record<string, string>;
   let services: TestServices;

@@ -46,10 +46,10 @@ describe('the OpenAPI document', () => {
       'POST /people', 'POST /people/import', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /tokens',
       'POST /webhooks', 'POST /webhooks/{id}/test', 'PUT /user/password',
     ]);
-    // events.md: a list that answers CSV too documents both.
+    // A list that answers CSV too documents both.
     expect(Object.keys(document.paths['/events/{id}/participations'].get.responses['200'].content)).toEqual(['application/json', 'text/csv']);
     expect(document.paths['/events'].post.tags).toEqual(['events']);
-    // groups.md section 0: each new resource under its own tag, marked as an extension.
+    // Each new resource under its own tag, marked as an extension.
     expect(document.paths['/groups'].get.tags).toEqual(['groups']);
     expect(document.paths['/people/{id}'].patch.tags).toEqual(['people']);
     expect(document.paths['/role-types'].post.tags).toEqual(['roles']);

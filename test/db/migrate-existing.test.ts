@@ -111,7 +111,7 @@ describe('migrating a service made by the previous schema', () => {
     await migrateAll(storage, { onlyWhenBehind: true });
     const tenants = await storage.registry.selectFrom('tenants').select(['slug', 'name', 'timezone']).execute();
     expect(tenants).toEqual([{ slug: 'acme', name: 'Acme Club', timezone: 'UTC' }]);
-    // groups.md: the tenant got its root group, named after it, and the default role types; the
+    // The tenant got its root group, named after it, and the default role types; the
     // existing user keeps every field, gains the name sort keys, and is granted nothing.
     const db = storage.tenantDb('acme');
     const groups = await db.selectFrom('groups').select(['parent_id', 'name', 'kind']).execute();

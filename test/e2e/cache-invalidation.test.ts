@@ -337,7 +337,7 @@ describe('every write path reaches the caches of every instance within a second'
     },
   } satisfies Record<string, () => Promise<void>>);
 
-  /** events.md: bob, a member of the troop, sees its camp on B; alice manages it on A. */
+  /** An event: bob, a member of the troop, sees its camp on B; alice manages it on A. */
   const camp = async (fields: object = {}) => {
     const core = await groupCore();
     await grantOnA(core.admin, core.bob.id, core.troop, 'member');
@@ -370,7 +370,7 @@ describe('every write path reaches the caches of every instance within a second'
       await seenOnB(async () => (await eventOnB())?.participants_count === 1);
     },
     'POST /people/import': async () => {
-      // data.md: a row matched by e-mail changes bob, whose user B remembers.
+      // The import: a row matched by e-mail changes bob, whose user B remembers.
       const { admin, bob, bobToken, troop } = await groupCore();
       const answer = await t.app.inject({
         method: 'POST',

@@ -9,7 +9,7 @@ import { createTenantAndUser, http, runCli, startServer, type ServerProcess } fr
 import { testServices, type TestServices } from '../helpers/services.js';
 
 /**
- * integrations.md sections 1 and 2 under concurrency: two built server processes on one storage
+ * Change records and the feed under concurrency: two built server processes on one storage
  * take 500 random changes at once while a reader follows the feed the whole time. The reader ends
  * with every change exactly once, and in an order where each resource's updates follow each other
  * (the old value of each update is the new value of the one before it).

@@ -8,9 +8,9 @@ import { ROOT, runProcess, startServer } from '../helpers/processes.js';
 import { testServices } from '../helpers/services.js';
 
 describe('the typed client', () => {
-  it('runs the README example against the real server', async () => {
+  it('runs the example of docs/api/README.md against the real server', async () => {
     const example = readFileSync(join(ROOT, 'examples/client.mjs'), 'utf8');
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(example.trim());
+    expect(readFileSync(join(ROOT, 'docs/api/README.md'), 'utf8')).toContain(example.trim());
     const dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-client-'));
     const services = await testServices();
     const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...services.env });

@@ -18,8 +18,8 @@ interface Answer {
 }
 
 /**
- * events.md with the built server over real HTTP: a summer camp from creation to the kitchen's and the
- * lifeguard's lists, and the rule that capacity is exact under concurrency (section 2). On SQLite one
+ * Events with the built server over real HTTP: a summer camp from creation to the kitchen's and the
+ * lifeguard's lists, and the rule that capacity is exact under concurrency. On SQLite one
  * process answers; with DATABASE_URL two processes share the database and the requests are spread over both.
  */
 describe('events over HTTP with the built server', () => {

@@ -38,7 +38,7 @@ describe('the built server over real HTTP', () => {
     });
     expect(response.status).toBe(200);
     expect(json(response.body).data).toMatchObject({ username: 'admin' });
-    // The first-start user administers the tenant (groups.md section 3): it may build the tree.
+    // The first-start user administers the tenant: it may build the tree.
     const token = (json(response.body).api_key as { plainTextToken: string }).plainTextToken;
     const authorized = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` };
     const root = JSON.parse((await http(server.port, { path: '/api/groups', headers: authorized })).body).data.groups[0];

@@ -13,9 +13,9 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * integrations.md section 4 with the built server processes: the outbox survives SIGKILL, a dead
+ * Webhooks with the built server processes: the outbox survives SIGKILL, a dead
  * instance's lease runs out and another sends the message, a hanging receiver does not slow the
- * API, and the README's example receiver works against the real thing.
+ * API, and the example receiver of docs/api/sync.md works against the real thing.
  */
 describe('webhooks with real server processes', () => {
   let dataDir: string;
@@ -164,9 +164,9 @@ describe('webhooks with real server processes', () => {
     expect(withHanging).toBeLessThan(Math.max(4 * without, without + 250));
   }, 90_000);
 
-  it("runs the README's example receiver: it verifies the signature and prints each change once", async () => {
+  it('runs the example receiver of docs/api/sync.md: it verifies the signature and prints each change once', async () => {
     const example = readFileSync(join(ROOT, 'examples/webhook-receiver.mjs'), 'utf8');
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(example.trim());
+    expect(readFileSync(join(ROOT, 'docs/api/sync.md'), 'utf8')).toContain(example.trim());
     const server = await start();
     const port = await freePort();
     const webhook = (await call(server, 'POST', '/webhooks', { url: `http://127.0.0.1:${port}/`, entities: ['group'] })).body.data.webhook;

@@ -17,7 +17,7 @@ const ENDPOINTS: [string, string][] = [
   ['POST', '/api/tokens'],
   ['DELETE', '/api/tokens'],
   ['DELETE', '/api/tokens/1'],
-  // groups.md: alice is an administrator of acme's root; bob (person 2) is who gets changed.
+  // The group core: alice is an administrator of acme's root; bob (person 2) is who gets changed.
   ['GET', '/api/groups'],
   ['POST', '/api/groups'],
   ['GET', '/api/groups/1'],
@@ -25,7 +25,7 @@ const ENDPOINTS: [string, string][] = [
   ['DELETE', '/api/groups/3'],
   ['GET', '/api/groups/1/memberships'],
   ['GET', '/api/role-types'],
-  // integrations.md section 4 (no webhook 1 exists unless a body happens to be a valid one).
+  // Webhooks (no webhook 1 exists unless a body happens to be a valid one).
   ['POST', '/api/webhooks'],
   ['GET', '/api/webhooks'],
   ['GET', '/api/webhooks/1'],

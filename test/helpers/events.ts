@@ -2,24 +2,24 @@ import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { hostOf, JSON_HEADERS, PASSWORD, type TestApp } from './app.js';
 
-/** events.md section 1: an event's fields, in this order. */
+/** An event's fields, in this order. */
 export const EVENT_FIELDS = [
   'id', 'group_id', 'name', 'description', 'location', 'starts_at', 'ends_at', 'registration_opens_at', 'registration_closes_at',
   'capacity', 'waiting_list', 'requires_approval', 'participants_count', 'waitlist_count', 'created_at', 'updated_at',
 ];
 
-/** events.md section 2: a participation's fields, in this order (`notes` left out for those who may not read it). */
+/** A participation's fields, in this order (`notes` left out for those who may not read it). */
 export const PARTICIPATION_FIELDS = [
   'id', 'event_id', 'person_id', 'role', 'state', 'waitlist_position', 'attended', 'notes', 'person', 'created_at', 'updated_at',
 ];
 
-/** events.md section 2: the participant CSV's header columns. */
+/** The participant CSV's header columns. */
 export const CSV_COLUMNS = [
   'id', 'person_id', 'firstname', 'lastname', 'role', 'state', 'waitlist_position', 'attended', 'is_vegetarian', 'can_swimm',
   'email', 'phonenumber', 'phonenumber_mobile', 'notes',
 ];
 
-/** A moment (decisions.md 2: `YYYY-MM-DDTHH:MM:SS.ffffffZ`) `days` days from now, on a whole hour. */
+/** A moment (the API's format, `YYYY-MM-DDTHH:MM:SS.ffffffZ`) `days` days from now, on a whole hour. */
 export function daysFromNow(days: number): string {
   const when = new Date(Date.now() + days * 86_400_000);
   when.setUTCMinutes(0, 0, 0);

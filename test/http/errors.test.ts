@@ -2,7 +2,7 @@ import { errors } from '../../src/errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, JSON_HEADERS, type TestApp } from '../helpers/app.js';
 
-describe('error answers (decisions.md section 5)', () => {
+describe('error answers', () => {
   let t: TestApp;
   beforeEach(async () => {
     t = await buildTestApp({ BODY_LIMIT: '2048' });

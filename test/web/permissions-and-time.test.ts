@@ -18,7 +18,7 @@ const roleTypes = [
 const TODAY = '2026-11-24';
 const membership = (group_id: number, role_type: string, start_on = '2020-01-01', end_on: string | null = null) => ({ group_id, role_type, start_on, end_on });
 
-/** The web app's own reading of groups.md section 2, which decides what it offers. */
+/** The web app's own reading of the permission rule (docs/rules/permissions.md), which decides what it offers. */
 describe('the web app: permissions', () => {
   it('reaches the subtree with a subtree role and the group only with a group role', () => {
     const access = accessFrom(7, groups, roleTypes, [membership(2, 'leader'), membership(4, 'helper')], TODAY);

@@ -1,4 +1,4 @@
-// What a person may do where (groups.md section 2): pure, so the tests run it without a browser.
+// What a person may do where (docs/rules/permissions.md): pure, so the tests run it without a browser.
 
 export type Permission = 'none' | 'read' | 'write' | 'admin';
 const ORDER: Permission[] = ['none', 'read', 'write', 'admin'];
@@ -14,7 +14,7 @@ export interface Group {
 }
 
 /**
- * What the person logged in may do where, worked out as groups.md section 2 says, from their
+ * What the person logged in may do where, worked out by the service's permission rule, from their
  * active memberships and the role types. The app offers only what this allows; the API checks
  * again on every call.
  */
@@ -39,7 +39,7 @@ export interface Membership {
 }
 
 /**
- * A person's permission on each group (groups.md section 2): the highest permission among their
+ * A person's permission on each group: the highest permission among their
  * memberships active `today`, each reaching its own group (scope `group`) or its whole subtree.
  */
 export function accessFrom(personId: number, groups: Group[], roleTypes: RoleType[], memberships: Membership[], today: string): Access {

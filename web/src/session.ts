@@ -2,7 +2,8 @@ import { createClient, type GroupadminClient } from 'groupadmin/client';
 
 /**
  * The one API client of the app. Its token lives in this module's memory only: never in
- * localStorage, sessionStorage, IndexedDB or a cookie (api.md 5.6), so a reload means a new login.
+ * localStorage, sessionStorage, IndexedDB or a cookie (docs/decisions/web-app.md), so a reload
+ * means a new login.
  */
 export const client: GroupadminClient = createClient({ baseUrl: `${location.origin}/api` });
 

@@ -7,7 +7,7 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 
-// HOT PATH (see README, "Architecture"): in-process fixed windows counted synchronously.
+// HOT PATH (see docs/architecture.md): in-process fixed windows counted synchronously.
 
 export const WINDOW_SECONDS = 60;
 
@@ -144,7 +144,7 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
   // call (one INCRBY of their number in Redis's script), and each takes its own place in the
   // count, in the order they asked: every request is counted exactly once, as before, and the
   // headers stay exact across instances, but Redis sees one command per key and turn instead of
-  // one per request (see README, "Performance").
+  // one per request (see docs/benchmarks/design.md).
   interface Waiting {
     /** `<bucket> <key>`: the turn's map key, and the key of the window's announced end. */
     id: string;

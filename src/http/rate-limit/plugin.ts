@@ -3,10 +3,10 @@ import fp from 'fastify-plugin';
 import { errors } from '../../errors.js';
 import type { RateDecision, RateLimits } from './limiter.js';
 
-// HOT PATH (see README, "Architecture"): one count per request, synchronous when counting in process.
+// HOT PATH (see docs/architecture.md): one count per request, synchronous when counting in process.
 
 /**
- * Counts every request under /api (decisions.md section 6): against the user with a valid token,
+ * Counts every request under /api: against the user with a valid token,
  * else against tenant + client address. Runs in onRequest, before the body is read or a password
  * is hashed, so a rejected login costs nothing. Every answer carries the X-RateLimit-* headers.
  */

@@ -15,7 +15,7 @@ export function createRedisClient(url: string, logger: Pick<FastifyBaseLogger, '
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     // Off: the limiter already counts a turn's requests with one call per key (limiter.ts), and
     // auto-pipelining only held that call back to the next tick, inside a pipeline of one
-    // command: 20 % fewer requests a second (README, "Performance").
+    // command: 20 % fewer requests a second (docs/benchmarks/design.md).
     enableAutoPipelining: false,
   });
   let down = false;

@@ -9,13 +9,14 @@ import { LoginAnswerSchema, LoginRequestSchema, toLoginAnswer } from './schemas.
 import { changeOwnPassword } from './accounts.js';
 import { NewPassword } from '../users/schemas.js';
 
-/** The auth module's routes: POST /login (api.md 4.1) and POST /logout (extension). */
+/** PUT /user/password's body. */
 const ChangePasswordSchema = Type.Object({
   current_password: Type.String({ minLength: 1, maxLength: 1024 }),
   password: NewPassword,
   password_confirmation: Type.String({ maxLength: 1024 }),
 });
 
+/** The auth module's routes: POST /login (of the original interface), and the extensions POST /logout and PUT /user/password. */
 const authRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (app, { tokenPrefix }) => {
   app.post(
     '/login',

@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { NewTokenSchema, type IssuedToken } from '../tokens/schemas.js';
 import type { ApiUser } from '../users/schemas.js';
 
-/** POST /login's body (decisions.md section 3: present strings, at most 255 and 1024 characters). */
+/** POST /login's body: present strings, at most 255 and 1024 characters (else 422). */
 export const LoginRequestSchema = Type.Object({
   username: Type.String({ minLength: 1, maxLength: 255 }),
   password: Type.String({ minLength: 1, maxLength: 1024 }),
@@ -24,7 +24,7 @@ export const LoginAnswerSchema = Type.Object({
 });
 export type LoginAnswer = Static<typeof LoginAnswerSchema>;
 
-/** POST /login's success body (api.md 4.1), fields in the order of decisions.md section 3. */
+/** POST /login's success body, fields in the original service's order: id, username, email, firstname, lastname, api_key. */
 export function toLoginAnswer(user: Pick<ApiUser, 'id' | 'username' | 'email' | 'firstname' | 'lastname'>, issued: IssuedToken): LoginAnswer {
   return {
     success: true,

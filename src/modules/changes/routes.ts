@@ -12,7 +12,7 @@ import type { Access } from '../permissions/rules.js';
 
 const tags = ['changes'];
 
-/** The change feed (integrations.md section 2). */
+/** The change feed, GET /changes (docs/api/sync.md). */
 const changeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(

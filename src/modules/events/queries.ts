@@ -1,6 +1,6 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
-import type { EventsTable, TenantDatabase, TenantDb, GroupRow, EventRow } from '../../db/types.js';
+import type { TenantDb, GroupRow, EventRow } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
 import { normaliseDbTimestamp } from '../../lib/time.js';
 import { CompiledQueries } from '../../db/compiled-queries.js';
@@ -80,7 +80,7 @@ export async function updateEvent(db: TenantDb, id: number, changes: Partial<Eve
 }
 
 /**
- * The derived counts (events.md section 4): they change with the participations, not as a change
+ * The derived counts: they change with the participations, not as a change
  * of the event, so neither `updated_at` nor the version (the ETag) moves.
  */
 export async function setEventCounts(db: TenantDb, id: number, counts: { participants_count: number; waitlist_count: number }): Promise<void> {
@@ -103,7 +103,7 @@ export async function hasLiveParticipations(db: TenantDb, eventId: number): Prom
   return row !== undefined;
 }
 
-/** Events of the group that have not ended at `now` (groups.md section 7: they keep a group). */
+/** Events of the group that have not ended at `now`: while there is one, the group cannot be deleted. */
 export async function hasUpcomingEvents(db: TenantDb, groupId: number, now: string): Promise<boolean> {
   const row = await db.selectFrom('events').select('id').where('group_id', '=', groupId).where('ends_at', '>=', now).limit(1).executeTakeFirst();
   return row !== undefined;
@@ -155,3 +155,10 @@ export async function listVisibleEvents(db: TenantDb, viewer: EventViewer, selec
 }
 
 export const eventSortKey = (row: EventRow): SortKey => [normaliseDbTimestamp(row.starts_at), Number(row.id)];
+
+/** Whether one of `personIds` has a participation in the event, in any state (it makes the event visible to them). */
+export async function isRegisteredAny(db: TenantDb, eventId: number, personIds: readonly number[]): Promise<boolean> {
+  if (personIds.length === 0) return false;
+  const row = await db.selectFrom('participations').select('id').where('event_id', '=', eventId).where('person_id', 'in', personIds).executeTakeFirst();
+  return row !== undefined;
+}

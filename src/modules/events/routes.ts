@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
-import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
+import { beforeBody, IdParams, ok } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
-import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
+import { Envelope, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
 import { changeEvent, createEvent, listEvents, removeEvent, requireManagedEvent, requireVisibleEvent } from './rules.js';
 import { EventListQuery, EventSchema, EventUpdateSchema, NewEventSchema, toApiEvent } from './schemas.js';
 import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
@@ -15,7 +15,7 @@ const tags = ['events'];
 const EventAnswer = Envelope(Type.Object({ event: EventSchema }));
 const forbidden = forbiddenAnswer('not a manager of the event');
 
-/** The events module's routes (events.md section 1). */
+/** The events module's routes (docs/api/events-and-registration.md). */
 const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(

@@ -18,6 +18,7 @@ import {
   updateEvent,
   type EventSelection,
   type EventValues,
+  isRegisteredAny,
 } from './queries.js';
 import { actorOf, BOOKKEEPING, changedFields, noteCreated, noteDeleted, noteUpdated, transact } from '../../recording/recorder.js';
 import { toApiEvent, type EventListFilters, type EventUpdate, type NewEvent } from './schemas.js';
@@ -28,7 +29,7 @@ import type { EventViewer } from './visibility.js';
 export interface FoundEvent {
   event: EventRow;
   group: GroupRow;
-  /** `write` on the event's group (events.md section 1: managers). */
+  /** `write` on the event's group: the event's managers. */
   manager: boolean;
 }
 
@@ -57,7 +58,7 @@ async function requireGroupOf(db: TenantDb, groupId: number): Promise<GroupRow> 
 }
 
 /**
- * An event the caller sees (events.md section 1): `read` on its group; an active membership of
+ * An event the caller sees (docs/rules/visibility.md): `read` on its group; an active membership of
  * the caller or a ward in its group or below; a participation of the caller or a ward. Else 404
  * `Event not found.`, exactly as for an id that does not exist.
  */
@@ -69,13 +70,7 @@ export async function requireVisibleEvent(db: TenantDb, access: Access, id: numb
   if (atLeast(access.on(group.path), 'read')) return found;
   const viewer = await viewerOf(db, access);
   if (viewer.groupIdsAtOrAbove.includes(Number(group.id))) return found;
-  const participates = await db
-    .selectFrom('participations')
-    .select('id')
-    .where('event_id', '=', Number(event.id))
-    .where('person_id', 'in', viewer.personIds)
-    .executeTakeFirst();
-  if (participates) return found;
+  if (await isRegisteredAny(db, Number(event.id), viewer.personIds)) return found;
   throw errors.notFound('Event');
 }
 
@@ -189,8 +184,8 @@ export async function changeEvent(db: TenantDb, access: Access, found: FoundEven
     const updated = await updateEvent(trx, Number(current.id), changes, now);
     // The counts are derived (they move with the participations): not part of the event's record.
     noteUpdated(trx, 'event', Number(current.id), changedFields(toApiEvent(current), toApiEvent(updated), [...BOOKKEEPING, 'participants_count', 'waitlist_count']));
-    // Only a raised capacity (or none any more) moves the queue (events.md section 2): a lowered or
-    // unchanged one leaves waiting those a manager keeps waiting while seats are free.
+    // Only a raised capacity (or none any more) moves the queue (docs/rules/waiting-list.md): a
+    // lowered or unchanged one leaves waiting those a manager keeps waiting while seats are free.
     const freed = seatsAdded(current.capacity, changes.capacity);
     if (freed > 0) {
       const counts = { participants_count: Number(updated.participants_count), waitlist_count: Number(updated.waitlist_count) };

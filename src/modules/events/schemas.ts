@@ -5,7 +5,7 @@ import { toApiTimestamp, toApiTimestampOrNull } from '../../lib/time.js';
 import { StoredText } from '../../lib/validation.js';
 import type { EventRow } from '../../db/types.js';
 
-/** An event (events.md section 1), fields in this order. */
+/** An event, fields in this order. */
 export const EventSchema = Type.Object({
   id: Type.Integer(),
   group_id: Type.Integer(),

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
-import type { GroupsTable, TenantDb, GroupRow } from '../../db/types.js';
+import type { TenantDb, GroupRow } from '../../db/types.js';
 import { CompiledQueries } from '../../db/compiled-queries.js';
 import { activeOn, pathUpperBound } from '../../db/conditions.js';
 import type { Day } from '../../lib/time.js';

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { atLeast } from '../permissions/levels.js';
 import { errors } from '../../errors.js';
-import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
+import { beforeBody, IdParams, ok } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
-import { limitOf, type CursorCodec } from '../../http/paging.js';
-import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
+import { limitOf } from '../../http/paging.js';
+import { Envelope, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
 import type { Access } from '../permissions/rules.js';
 import { changeGroup, createGroup, listGroups, removeGroup, requireGroup } from './rules.js';
 import { ancestorsOf, GroupListQuery, GroupSchema, GroupUpdateSchema, NewGroupSchema, toApiGroup } from './schemas.js';
@@ -17,7 +17,7 @@ const tags = ['groups'];
 const GroupAnswer = Envelope(Type.Object({ group: GroupSchema }));
 const forbidden = forbiddenAnswer('role permission');
 
-/** The groups module's routes (groups.md section 1): one tree per tenant. */
+/** The groups module's routes: one tree per tenant. */
 const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(

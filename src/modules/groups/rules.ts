@@ -84,7 +84,7 @@ export async function groupsInTreeOrder(db: TenantDb): Promise<GroupRow[]> {
     .map((row) => row.group);
 }
 
-/** POST /groups: `write` on the parent (groups.md section 1). */
+/** POST /groups: `write` on the parent. */
 export async function createGroup(db: TenantDb, access: Access, input: NewGroup): Promise<GroupRow> {
   const values = { name: input.name, name_key: sortKey(input.name), kind: input.kind ?? '', description: input.description ?? null };
   return transact(db, actorOf(access), async (trx) => {
@@ -137,7 +137,7 @@ export async function changeGroup(db: TenantDb, access: Access, group: GroupRow,
 
 /**
  * DELETE /groups/{id}: `write` on the parent. The root is 422 for those with `write` on it, 403
- * for others; then the first of: subgroups, active memberships, upcoming events (section 7).
+ * for others; then the first of: subgroups, active memberships, upcoming events.
  */
 /** The path of a group's parent: "/1/4/9/" -> "/1/4/". */
 const parentPathOf = (path: string): string => path.slice(0, path.slice(0, -1).lastIndexOf('/') + 1);
@@ -160,7 +160,7 @@ export async function removeGroup(db: TenantDb, access: Access, group: GroupRow,
     if (await hasActiveMemberships(trx, Number(current.id), access.day)) throw errors.ruleBroken('group', ruleMessages.groupHasActiveMemberships);
     const now = toDbTimestamp(new Date());
     if (await groupHasUpcomingEvents(trx, Number(current.id), now)) throw errors.ruleBroken('group', ruleMessages.groupHasUpcomingEvents);
-    // Its ended events go with it, their participations too (section 7).
+    // Its ended events go with it, their participations too.
     const endedEvents = await deleteEndedEventsOfGroup(trx, Number(current.id), now);
     for (const participation of endedEvents.participations) noteDeleted(trx, 'participation', participation.id, { personId: participation.person_id });
     for (const eventId of endedEvents.eventIds) noteDeleted(trx, 'event', eventId);

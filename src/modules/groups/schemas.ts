@@ -5,7 +5,7 @@ import { toApiTimestamp } from '../../lib/time.js';
 import { StoredText } from '../../lib/validation.js';
 import type { GroupRow } from '../../db/types.js';
 
-/** A group (groups.md section 1), fields in this order. */
+/** A group, fields in this order. */
 export const GroupSchema = Type.Object({
   id: Type.Integer(),
   parent_id: Type.Union([Type.Integer(), Type.Null()]),

@@ -8,7 +8,7 @@ import { toDbTimestamp } from '../../lib/time.js';
 import { claimKey, releaseKey, storeAnswer, sweepKeys, type KeyClaim } from './queries.js';
 
 /**
- * `Idempotency-Key` on every POST under /api (integrations.md section 5): the first request with a
+ * `Idempotency-Key` on every POST under /api: the first request with a
  * key runs; a repeat by the same token owner within 24 h gets the first answer again without
  * running. Keys live in the tenant's database, so every instance sees them.
  */

@@ -101,7 +101,7 @@ const ERASED_ANSWER: StoredAnswer = {
 };
 
 /**
- * Erasure (integrations.md 6: "the personal data goes"): every kept answer that shows the person
+ * Erasure (the tombstones stay, the personal data goes): every kept answer that shows the person
  * (the answer of the POST that created them, of a participation or membership of theirs, of a
  * guardianship with them as guardian) becomes 404 `Person not found.`, which is what their URL
  * answers from now on. The key stays taken, so a retry still does not run the request again (it

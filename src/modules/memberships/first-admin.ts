@@ -7,7 +7,7 @@ import type { Day } from '../../lib/time.js';
 import { rootGroup } from '../permissions/rules.js';
 
 /**
- * groups.md section 3: the first-start `admin` user and a user made with `groupadmin user create`
+ * The first-start `admin` user and a user made with `groupadmin user create`
  * without `--group` become administrators of the root when the tenant has no administrator yet,
  * so a new tenant can be run through the API at once. A tenant that has one is left alone.
  * Returns the membership granted, or null.

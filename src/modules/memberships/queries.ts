@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
-import type { MembershipsTable, TenantDb, MembershipRow } from '../../db/types.js';
+import type { TenantDb, MembershipRow } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
 import { binaryText } from '../../db/collation.js';
 import { idsInListedOrder, statementChunks } from '../../db/statement-chunks.js';
@@ -63,10 +63,10 @@ export async function findOverlap(db: TenantDb, m: Pick<MembershipRow, 'person_i
 }
 
 /**
- * The ids of the memberships that give `admin` on the root on `day` (section 4, the last
- * administrator). In a transaction on PostgreSQL the rows are locked, so two administrators
- * removed at the same moment by two requests cannot both see the other one as the one left:
- * the second waits for the first, and then reads what the first left.
+ * The ids of the memberships that give `admin` on the root on `day` (the last administrator,
+ * docs/rules/last-administrator.md). In a transaction on PostgreSQL the rows are locked, so two
+ * administrators removed at the same moment by two requests cannot both see the other one as the
+ * one left: the second waits for the first, and then reads what the first left.
  */
 export async function rootAdminMemberships(db: TenantDb, rootId: number, day: Day): Promise<{ id: number; person_id: number }[]> {
   let query = db

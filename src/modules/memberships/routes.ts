@@ -4,10 +4,10 @@ import Type from 'typebox';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { atLeast } from '../permissions/levels.js';
 import { errors } from '../../errors.js';
-import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
+import { beforeBody, IdParams, ok } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
-import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
+import { Envelope, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
 import { requireGroup } from '../groups/rules.js';
 import { groupMembershipKey, listGroupMemberships } from './queries.js';
 import { changeMembership, grantMembership, removeMembership, requireGrantable, requireVisibleMembership } from './rules.js';
@@ -19,10 +19,10 @@ import type { Access } from '../permissions/rules.js';
 const tags = ['memberships'];
 const MembershipAnswer = Envelope(Type.Object({ membership: MembershipSchema }));
 const forbidden = forbiddenAnswer('role permission');
-/** Fixed at creation: end a membership and add another instead (section 4). */
+/** Fixed at creation: end a membership and add another instead. */
 const FIXED = ['person_id', 'group_id', 'role_type'];
 
-/** The memberships module's routes (groups.md section 4). */
+/** The memberships module's routes (docs/api/groups-people-memberships.md). */
 const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(

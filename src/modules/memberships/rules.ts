@@ -22,7 +22,7 @@ export async function requireGroupById(db: TenantDb, id: number): Promise<GroupR
 /**
  * May the caller grant (or re-open, or remove) a membership with this role in this group?
  * `write` on the group, and the role's permission not above the caller's own there: no one
- * grants more than they hold (groups.md sections 2 and 4). A role of scope `subtree` reaches
+ * grants more than they hold (docs/rules/permissions.md). A role of scope `subtree` reaches
  * every group below too, so there the caller must hold its permission on the whole subtree
  * (through a subtree role of their own): a writer of one group alone cannot make someone, or
  * themself, a writer of the groups below it. A role type that does not exist is 404.
@@ -118,7 +118,7 @@ export async function changeMembership(db: TenantDb, access: Access, membership:
     const next = { ...current, ...input, end_on: input.end_on === undefined ? current.end_on : input.end_on };
     const problem = datesProblem(next.start_on, next.end_on);
     if (problem) throw errors.validation(problem);
-    // 403, not 404: the caller sees the membership (groups.md section 7), only not its person.
+    // 403, not 404: the caller sees the membership, only not its person.
     if (addsDays(current, next, access.day) && !(await canSeePerson(trx, access, Number(current.person_id)))) throw errors.unauthorized();
     if (await findOverlap(trx, next, Number(current.id))) throw errors.invalidField('role_type', ruleMessages.alreadyHasRole);
     await requireAnotherAdministrator(trx, access, current, next);

@@ -11,7 +11,7 @@ const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Label = Type.Union([StoredText({ maxLength: 255 }), Type.Null()]);
 const NullableDay = Type.Union([DaySchema, Type.Null()]);
 
-/** A membership (groups.md section 4), fields in this order. */
+/** A membership, fields in this order. */
 export const MembershipSchema = Type.Object({
   id: Type.Integer(),
   person_id: Type.Integer(),

@@ -4,7 +4,7 @@ import type { TenantDatabase } from '../../db/types.js';
 import { csvStream, type Cell } from '../../lib/csv.js';
 import { listEventParticipations, type ParticipationFilters } from './queries.js';
 
-/** The columns of the participant list (events.md section 2), in this order. */
+/** The columns of the participant list's CSV, in this order. */
 export const PARTICIPANT_COLUMNS = [
   'id', 'person_id', 'firstname', 'lastname', 'role', 'state', 'waitlist_position', 'attended',
   'is_vegetarian', 'can_swimm', 'email', 'phonenumber', 'phonenumber_mobile', 'notes',

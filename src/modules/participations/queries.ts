@@ -65,7 +65,7 @@ export async function updateParticipation(db: TenantDb, id: number, changes: Par
 
 /**
  * The queue moves up by `by` behind `position`: a derived value, so the rows keep their version
- * and `updated_at` (events.md section 4).
+ * and `updated_at` (docs/decisions/events-and-registration.md).
  */
 export async function moveQueueUp(db: TenantDb, eventId: number, position: number, by: number): Promise<void> {
   await db
@@ -203,3 +203,7 @@ export async function acceptedFacts(db: TenantDb, eventId: number) {
     .execute();
   return { vegetarians: Number(counts.vegetarians), attended: Number(counts.attended), nonSwimmers };
 }
+
+/** Whether a person with this id exists (a registration for nobody is 404, as for someone unseen). */
+export const personExists = async (db: TenantDb, id: number): Promise<boolean> =>
+  (await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;

@@ -6,11 +6,11 @@ import { hasAbility } from '../../access/abilities.js';
 import { atLeast } from '../permissions/levels.js';
 import { errors } from '../../errors.js';
 import { callerOf } from '../../http/auth.js';
-import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
+import { beforeBody, IdParams, ok } from '../../http/before-body.js';
 import { JsonOrCsv, sendCsv, wantsCsv } from '../../http/csv.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
-import { Envelope, ErrorSchema } from '../../http/schemas.js';
+import { Envelope } from '../../http/schemas.js';
 import { requireVisibleEvent, viewerOf } from '../events/rules.js';
 import { householdOf, type Access, canSeePerson } from '../permissions/rules.js';
 import { participantsCsv } from './csv.js';
@@ -35,14 +35,14 @@ const forbidden = forbiddenAnswer();
 const tokenMayWrite = (request: FastifyRequest) => hasAbility(callerOf(request).abilities, 'events:write');
 
 /**
- * Participation answers keep `notes` in its place (after `attended`, events.md section 2) also
+ * Participation answers keep `notes` in its place (after `attended`) also
  * where it is left out: fast-json-stringify writes optional fields after the required ones, so
  * these answers are written with JSON.stringify, in the order the item was built.
  */
 const sendInOrder = (reply: FastifyReply, status: number, body: unknown) =>
   reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
 
-/** The participations module's routes (events.md section 2). */
+/** The participations module's routes (docs/api/events-and-registration.md). */
 const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
   const visibleEvent = beforeBody(async (request) => {
@@ -102,7 +102,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
       const list = `event-participations:${Number(event.id)}`;
       if (wantsCsv(request)) {
         if (!manager) throw errors.unauthorized();
-        // As the people CSV: every page from `cursor` on (an unknown cursor is 422, groups.md section 0).
+        // As the people CSV: every page from `cursor` on (an unknown cursor is 422).
         const from = query.cursor === undefined ? null : Number(cursors.decode(list, query.cursor)[0]);
         return sendCsv(reply, `event-${Number(event.id)}-participants.csv`, await participantsCsv(request.tenant.db, Number(event.id), filters, from));
       }

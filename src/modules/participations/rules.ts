@@ -4,12 +4,7 @@ import { requireIfMatch } from '../../http/etag.js';
 import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
 import { managesGroup, managesLockedEvent, requireVisibleEvent, type FoundEvent, findEventWithGroup } from '../events/rules.js';
 import { canSeePerson, householdOf, type Access, type Household } from '../permissions/rules.js';
-import {
-  acceptedFacts,
-  countByStateAndRole,
-  findParticipation,
-  type ParticipationItemRow,
-} from './queries.js';
+import { acceptedFacts, countByStateAndRole, findParticipation, type ParticipationItemRow, personExists } from './queries.js';
 import { changePlace, lockEventOrThrow } from './seats.js';
 import { registerInTurn } from './registration-turns.js';
 import { isSelfServiceTransition, isTransition } from './states.js';
@@ -36,7 +31,7 @@ function registrationOpen(event: EventRow, now: string): boolean {
 }
 
 /**
- * POST /events/{id}/participations (events.md section 2): the caller registers themself or a
+ * POST /events/{id}/participations: the caller registers themself or a
  * ward; managers (with `events:write`) anyone they see, in any role, also outside the window.
  * The seat, the queue or "full" is decided with the event's row locked (seats.ts), in this
  * instance's next turn of registrations for the event (registration-turns.ts).
@@ -57,9 +52,6 @@ export async function register(db: TenantDb, access: Access, found: FoundEvent, 
   const registration = { personId, role, notes: input.notes ?? null, at: now, actorId: actorOf(access) };
   return registerInTurn(db, Number(found.event.id), registration);
 }
-
-const personExists = async (db: TenantDb, id: number): Promise<boolean> =>
-  (await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 
 /** A participation as a request found it, with the caller's relation to it. */
 export interface FoundParticipation {
@@ -148,7 +140,7 @@ export async function changeParticipation(
   return (await findParticipation(db, id))!;
 }
 
-/** GET /events/{id}/summary: the kitchen's and the lifeguard's numbers (events.md section 4). */
+/** GET /events/{id}/summary: the kitchen's and the lifeguard's numbers. */
 export async function summaryOf(db: TenantDb, eventId: number) {
   const counts = await countByStateAndRole(db, eventId);
   const count = (state: ParticipationState, role?: ParticipationRole) =>

@@ -16,7 +16,7 @@ void sameStates;
 const Notes = Type.Union([StoredText({ maxLength: 2000 }), Type.Null()]);
 
 /**
- * A participation (events.md section 2), fields in this order. `notes` (allergies, medication) is
+ * A participation, fields in this order. `notes` (allergies, medication) is
  * left out of the item for anyone but the event's managers, the person and their guardians.
  */
 export const ParticipationSchema = Type.Object({

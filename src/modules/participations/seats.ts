@@ -19,10 +19,10 @@ import { registrationState, seatsLeft, takesSeat } from './states.js';
 import { lockEventRow, writeSeatCounts } from '../events/seat-counts.js';
 
 /**
- * Seats and the waiting list (events.md section 2). Every function here runs inside a transaction
- * that locked the event's row first (lockEvent), so the counts it reads are the latest and no
- * other writer changes them until it commits: accepted participants never exceed `capacity`, and
- * waitlist positions stay 1..n without gaps or repeats, however many requests arrive at once.
+ * Seats and the waiting list (docs/rules/waiting-list.md). Every function here runs inside a
+ * transaction that locked the event's row first (lockEvent), so the counts it reads are the latest
+ * and no other writer changes them until it commits: accepted participants never exceed `capacity`,
+ * and waitlist positions stay 1..n without gaps or repeats, however many requests arrive at once.
  */
 
 interface Counts {
@@ -182,14 +182,13 @@ export async function changePlace(
 const QUEUE_SLACK = 8;
 
 /**
- * Seats were given up (a cancellation or the erasure of an accepted participant frees one, a
- * raised capacity as many as it grew; `freed`): the front of the queue takes them, and the rest
- * move up (events.md section 2: "the first waitlisted person is accepted"). Only the seats freed,
- * and only while free: others a manager keeps waiting while seats are free stay waiting.
- * Participants take the seats in queue order; a helper or leader in the queue (a manager's choice,
- * or a role changed while waiting) takes none, so one ahead of the last participant accepted is
- * accepted with them, and the count of participants grows by the participants alone. The walk
- * stops when the seats are taken. Writes the event's counts.
+ * Seats were given up (a cancellation or the erasure of an accepted participant frees one, a raised
+ * capacity as many as it grew; `freed`): the front of the queue takes them, and the rest move up.
+ * Only the seats freed, and only while free: others a manager keeps waiting while seats are free
+ * stay waiting. Participants take the seats in queue order; a helper or leader in the queue (a
+ * manager's choice, or a role changed while waiting) takes none, so one ahead of the last
+ * participant accepted is accepted with them, and the count of participants grows by the
+ * participants alone. The walk stops when the seats are taken. Writes the event's counts.
  */
 export async function fillSeats(trx: TenantDb, event: Pick<EventRow, 'id' | 'capacity'>, counts: Counts, freed: number, now: string): Promise<void> {
   const eventId = Number(event.id);
@@ -221,7 +220,7 @@ export async function fillSeats(trx: TenantDb, event: Pick<EventRow, 'id' | 'cap
 }
 
 /**
- * Erasure (groups.md section 7): the person's participations are deleted, each seat and place
+ * Erasure (docs/rules/erasure.md): the person's participations are deleted, each seat and place
  * freed exactly as a cancellation frees it, with the same promotion.
  */
 export async function releasePlacesOf(trx: TenantDb, personId: number, now: string): Promise<void> {

@@ -1,8 +1,8 @@
 import type { ParticipationRole, ParticipationState } from '../../db/types.js';
 
 /**
- * The state machine of a participation (events.md section 2), the seats it takes and its place in
- * the queue. Plain functions, no storage: registration.ts applies them to an event's counts.
+ * The state machine of a participation (docs/rules/waiting-list.md), the seats it takes and its
+ * place in the queue. Plain functions, no storage: seats.ts applies them to an event's counts.
  */
 export const STATES = ['pending', 'accepted', 'waitlisted', 'rejected', 'cancelled'] as const satisfies readonly ParticipationState[];
 export const ROLES = ['participant', 'helper', 'leader'] as const satisfies readonly ParticipationRole[];

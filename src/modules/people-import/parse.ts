@@ -81,7 +81,7 @@ function csvProblem(err: CsvError): string {
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
- * A CSV body as rows of cells by person field (data.md section 2): UTF-8 with or without BOM,
+ * A CSV body as rows of cells by person field: UTF-8 with or without BOM,
  * comma or semicolon separated, quoted cells holding separators, quotes and line breaks. Cells
  * lose the `'` that the export put before a formula-looking text. A file that is not one, names
  * a column the import does not know, or has more than `maxRows` data rows is 422 on `file`.

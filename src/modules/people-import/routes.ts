@@ -12,7 +12,7 @@ import { ImportCountsSchema, ImportQuery, validateImportQuery } from './schemas.
 
 export interface PeopleImportOptions {
   accessOf: (request: FastifyRequest) => Promise<Access>;
-  /** IMPORT_BODY_LIMIT and IMPORT_MAX_ROWS (data.md section 2). */
+  /** IMPORT_BODY_LIMIT and IMPORT_MAX_ROWS (docs/operations/configuration.md). */
   bodyLimit: number;
   maxRows: number;
 }
@@ -22,8 +22,8 @@ const CSV_BODY = Type.String({
 });
 
 /**
- * POST /people/import (data.md section 2). A plugin of its own: this route alone takes text/csv
- * (and nothing else), with its own body limit.
+ * POST /people/import (docs/api/import-and-export.md). A plugin of its own: this route alone takes
+ * text/csv (and nothing else), with its own body limit.
  */
 const peopleImportRoutes: FastifyPluginAsyncTypebox<PeopleImportOptions> = async (app, { accessOf, bodyLimit, maxRows }) => {
   app.removeAllContentTypeParsers();

@@ -19,7 +19,7 @@ export interface ImportTarget {
 
 /**
  * The whole file is refused (404 group or role type, 403) unless the caller has `write` on the
- * group and the role type's permission is not above their own there (groups.md section 4).
+ * group and the role type's permission is not above their own there.
  */
 export async function requireImportTarget(db: TenantDb, access: Access, groupId: number, roleType: string): Promise<ImportTarget> {
   const group = await requireGroupById(db, groupId);
@@ -51,7 +51,7 @@ function cellValue(field: ImportedField, cell: string): unknown {
  * A row's fields, checked as PATCH /people checks them. The fields that fail are reported and left
  * out of `input`, so that the row's other rules (the e-mail of an earlier row, and where the match
  * is still known, the username, the names a new person needs, the right to change the match) are
- * checked on the rest: the 422 names every problem of every row (data.md section 2), and fixing a
+ * checked on the rest: the 422 names every problem of every row, and fixing a
  * cell brings up no new one. `invalid`: the fields left out.
  */
 function rowInput(row: ImportRow): { input: ImportRowInput; problems: string[]; invalid: Set<string> } {
@@ -123,7 +123,7 @@ class RowProblems {
 }
 
 /**
- * Reads every row against the tenant (data.md section 2): validation as PATCH /people, matching
+ * Reads every row against the tenant: validation as PATCH /people, matching
  * by e-mail (any case) or else by name and birthday among the group's active members, the
  * username rule, the caller's right to change each matched person. Writes nothing.
  */
@@ -212,7 +212,7 @@ async function planImport(db: TenantDb, access: Access, target: ImportTarget, fi
     if (earlier !== undefined) problems.add(row.row, importMessages.samePersonAsRow(earlier));
     else matchedRows.set(personId, row.row);
     if (!right || loginChanges) problems.add(row.row, importMessages.mayNotChange);
-    // A membership starting today would overlap a future one of the same role (section 4).
+    // A membership starting today would overlap a future one of the same role.
     if (joins && unended.has(personId)) problems.add(row.row, ruleMessages.alreadyHasRole);
     planned.push({ row: row.row, input, person, changes, joins });
   }
@@ -269,13 +269,14 @@ async function applyImport(trx: TenantDb, access: Access, target: ImportTarget, 
 }
 
 /**
- * POST /people/import and `groupadmin people import` (data.md section 2): all or nothing, in one
+ * POST /people/import and `groupadmin people import`: all or nothing, in one
  * transaction, so that what was checked is what is written. A dry run checks and counts only.
  */
 export async function importPeople(db: TenantDb, access: Access, target: ImportTarget, file: ImportFile, options: { dryRun: boolean }): Promise<ImportCounts> {
   // The change records are numbered at the very end: the import holds the tenant's sequence of
-  // records only for its last statements, not for its whole length (integrations.md section 1),
-  // and on PostgreSQL while its commit brings the people lists' order up to date (member_order).
+  // records (and with it the tenant's other writes) only for its last statements, not for its
+  // whole length, and on PostgreSQL while its commit brings the people lists' order up to date
+  // (member_order).
   return transact(db, actorOf(access), async (trx) => {
     const planned = await planImport(trx, access, target, file);
     if (!options.dryRun) await applyImport(trx, access, target, planned);

@@ -7,7 +7,7 @@ import type { Access } from '../permissions/rules.js';
 import { listVisiblePeople, personSortKey, sortNamesOf, type PeopleSelection } from './queries.js';
 import { PersonSchema, toApiPerson, type ApiPerson, type PeopleFilters } from './schemas.js';
 
-/** The columns of the people CSV (data.md section 1): the person fields in their JSON order. */
+/** The columns of the people CSV: the person fields in their JSON order. */
 export const PERSON_COLUMNS = Object.keys(PersonSchema.properties) as (keyof ApiPerson)[];
 
 /** Rows read a page at a time (keyset), so a list of any length streams in constant memory. */

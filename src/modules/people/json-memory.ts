@@ -60,7 +60,7 @@ export const personJson = (person: unknown): string => Buffer.from(writePerson(p
  * People's JSON, kept by id and version: a page of people reads each person's id and version
  * (`PersonRef`) and takes the JSON written for that version, so only people changed since they
  * were last listed are read whole and written again. Reading 23 columns of 51 rows and writing
- * them as JSON was more than half of a page's CPU time (README, "Performance").
+ * them as JSON was more than half of a page's CPU time (docs/benchmarks/design.md).
  *
  * Fresh by construction, twice over:
  * - Every change through the service moves the row's version (the ETag), which the page reads in

@@ -40,7 +40,7 @@ function orderColumns(db: TenantDb, sort: PeopleSelection['sort']) {
  * takes from memory (people/json-memory.ts). A page of 51 people so hands 153 values to
  * JavaScript instead of 1,173. The names a name-sorted page's cursor is made of come from that
  * memory too: read here, they were 204 strings made for the one row whose names the cursor takes
- * (SQLite: 92 -> 57 us a page of the benchmark's region, README "Performance").
+ * (SQLite: 92 -> 57 us a page of the benchmark's region, docs/benchmarks/design.md).
  */
 export const PERSON_REF_COLUMNS = ['id', 'version', 'updated_at'] as const;
 export type PersonRef = Pick<UserRow, (typeof PERSON_REF_COLUMNS)[number]>;
@@ -314,7 +314,7 @@ function lowerLogin(db: TenantDb, column: string) {
 export const findPerson = (db: TenantDb, id: number): Promise<UserRow | undefined> =>
   db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 
-/** The ward's guardians that the caller sees (groups.md section 3: lists hold only visible people). */
+/** The ward's guardians that the caller sees (lists hold only visible people). */
 export const listGuardians = (db: TenantDb, access: Access, wardId: number): Promise<UserRow[]> =>
   db
     .selectFrom('users as p')
@@ -366,7 +366,7 @@ export async function erasePersonRows(db: TenantDb, id: number): Promise<void> {
   await db.deleteFrom('users').where('id', '=', id).execute();
 }
 
-// The CSV import (data.md section 2) looks people up by many e-mail addresses or names at once.
+// The CSV import looks people up by many e-mail addresses or names at once.
 
 /** The people with these e-mail addresses (given lowercased as lowerAscii does), in any case. */
 export async function findPeopleByEmails(db: TenantDb, lowerEmails: readonly string[]): Promise<UserRow[]> {

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
-import { beforeBody, IdParams, ok, okJsonText, parseId } from '../../http/before-body.js';
+import { beforeBody, IdParams, ok, okJsonText } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
-import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
+import { Envelope, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
 import { MembershipSchema, PersonMembershipsQuery, toApiMembership } from '../memberships/schemas.js';
 import { callerOf } from '../../http/auth.js';
 import { JsonOrCsv, sendCsv, wantsCsv } from '../../http/csv.js';
@@ -43,7 +43,7 @@ export interface PeopleRouteOptions extends ResourceRouteOptions<Access> {
   peopleJson: PersonJsonMemory;
 }
 
-/** The people module's routes (groups.md sections 3 and 5, data.md): people, guardians and wards, CSV in and out. */
+/** The people module's routes: people, guardians and wards, CSV in and out. */
 const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, { cursorsOf, accessOf, groupOf, peopleJson }) => {
   refuseUnknownQueryParameters(app);
   app.get(

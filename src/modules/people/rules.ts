@@ -108,7 +108,7 @@ async function loginConflicts(db: TenantDb, personId: number | null, username: s
   if (Object.keys(conflicts).length > 0) throw errors.validation(conflicts);
 }
 
-/** A login needs a username, a password and an e-mail address (groups.md section 3). */
+/** A login needs a username, a password and an e-mail address. */
 function loginProblems(username: string | null, password: string | null, email: string | null): FieldErrors | null {
   if (username === null && password === null) return null;
   const problems: FieldErrors = {};
@@ -119,8 +119,8 @@ function loginProblems(username: string | null, password: string | null, email: 
 }
 
 /**
- * The first membership is active today (groups.md section 3: "a person nobody could see is never
- * created"): one that starts later or ended before would leave the new person out of every list
+ * The first membership is active today (a person nobody could see is never
+ * created): one that starts later or ended before would leave the new person out of every list
  * and 404 to the caller who made them.
  */
 function firstMembershipProblems({ start_on, end_on }: NewPerson['membership'], today: string): FieldErrors {
@@ -211,7 +211,7 @@ export async function erasePerson(db: TenantDb, access: Access, person: UserRow,
     if (!current) throw errors.notFound('Person');
     requireIfMatch(ifMatch, current.version);
     await requireAdministratorLeft(trx, access, 'person', (administration) => administration.person_id === personId);
-    // Seats and waiting-list places are freed as a cancellation frees them (groups.md section 7).
+    // Seats and waiting-list places are freed as a cancellation frees them.
     const erased = await rowsErasedWith(trx, personId);
     await releasePlacesOf(trx, personId, toDbTimestamp(new Date()));
     await forgetAnswersAbout(trx, personId);
@@ -231,7 +231,7 @@ export const guardiansOf = listGuardians;
 
 /**
  * Adding or removing a guardian needs `write` where P is (root for P without a membership):
- * guardians themselves cannot (section 5). 404 when the caller cannot see P, else 403.
+ * guardians themselves cannot. 404 when the caller cannot see P, else 403.
  */
 export async function requireGuardianManager(db: TenantDb, access: Access, wardId: number | null): Promise<UserRow> {
   const ward = await requireVisiblePerson(db, access, wardId);

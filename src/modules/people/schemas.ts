@@ -10,7 +10,7 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 const Birthday = Type.Union([DaySchema, Type.Null()]);
 
 /**
- * A person (groups.md section 3): the 17 fields of GET /user in the same order, then `birthday`
+ * A person: the 17 fields of GET /user in the same order, then `birthday`
  * and `has_login`. A person without a login has `username` (and possibly `email`) null.
  */
 export const PersonSchema = Type.Object({

@@ -4,8 +4,9 @@ import type { Storage } from '../../db/storage.js';
 import type { Day } from '../../lib/time.js';
 
 /**
- * "Today" is the date in the tenant's time zone (groups.md section 0). The zone is read from the
- * registry and kept for a second, so a zone set with the CLI acts on every instance within that.
+ * "Today" is the date in the tenant's time zone (docs/rules/time-zones.md). The zone is read
+ * from the registry and kept for a second, so a zone set with the CLI acts on every instance
+ * within that second.
  */
 export interface TenantCalendar {
   today(slug: string, now?: Date): Promise<Day>;

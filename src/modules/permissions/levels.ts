@@ -1,7 +1,7 @@
 import type { Day } from '../../lib/time.js';
 
 /**
- * Role permissions (groups.md section 2): "what may person X do on group G today". A person's
+ * Role permissions (docs/rules/permissions.md): "what may person X do on group G today". A person's
  * permission on G is the highest `permission` among their memberships active that day whose group
  * is G, or, for roles with scope `subtree`, an ancestor of G. No such membership: `none`.
  *
@@ -51,7 +51,7 @@ export function permissionOn(groupPath: string, roles: readonly RoleHeld[], day:
 /**
  * The permission that `roles` give on the group at `groupPath` and on every group below it, now
  * and later: only roles of scope `subtree` held there or above reach them all. What a caller may
- * grant with a role of scope `subtree` (no one grants more than they hold, groups.md section 2).
+ * grant with a role of scope `subtree` (no one grants more than they hold).
  */
 export function permissionOnSubtree(groupPath: string, roles: readonly RoleHeld[], day: Day): Permission {
   let best: Permission = 'none';

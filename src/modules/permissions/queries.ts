@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Permission, RoleScope } from './levels.js';
 import { statementChunks } from '../../db/statement-chunks.js';
 import type { TenantDb } from '../../db/types.js';

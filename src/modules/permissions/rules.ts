@@ -16,7 +16,7 @@ import { activeOn, groupAmong } from '../../db/conditions.js';
 import type { Day } from '../../lib/time.js';
 
 /**
- * What one person may do today, for one request: the rule of groups.md section 2 over their
+ * What one person may do today, for one request: the permission rule (levels.ts) over their
  * memberships, asked as often as the request needs. The memberships themselves may come from the
  * role memory (memory.ts: at most a second old, and never older than this process's own writes);
  * the day is the request's, so an ended membership stops acting at midnight without any write.
@@ -35,7 +35,7 @@ export interface Access {
   groupsWith(needed: Permission): { subtreePaths: string[]; groupIds: number[] };
 }
 
-/** `admin` on the root group: what groups.md and integrations.md call "admin on the root". */
+/** `admin` on the root group, "admin on the root": the tenant's administrators. */
 export const isRootAdmin = (access: Access): boolean => atLeast(access.on(access.root.path), 'admin');
 
 /** What a person's permissions are made of, on every day: all their memberships and the root. */
@@ -78,7 +78,7 @@ function groupsWith(roles: readonly RoleRow[], needed: Permission) {
 
 /**
  * Whether the caller holds `needed` on a group where P has an active membership, or on the root
- * when P has none (groups.md section 3): who may see (read) and who may change (write) P.
+ * when P has none (docs/rules/visibility.md): who may see (read) and who may change (write) P.
  */
 export async function holdsOnPerson(db: TenantDb, access: Access, personId: number, needed: Permission): Promise<boolean> {
   return holdsWhere(access, await activeGroupPaths(db, personId, access.day), needed);
@@ -90,7 +90,7 @@ function holdsWhere(access: Access, personPaths: readonly string[], needed: Perm
   return personPaths.some((path) => atLeast(access.on(path), needed));
 }
 
-/** Who sees P: P themself, P's guardians, and those with `read` where P is (section 3). */
+/** Who sees P: P themself, P's guardians, and those with `read` where P is. */
 export async function canSeePerson(db: TenantDb, access: Access, personId: number): Promise<boolean> {
   if (personId === access.personId) return true;
   if (await holdsOnPerson(db, access, personId, 'read')) return true;
@@ -116,7 +116,7 @@ export async function rightsToChange(db: TenantDb, access: Access, personIds: re
 }
 
 /**
- * The leader e-mail rule (section 3): a change of the username or e-mail of a person who holds an
+ * The leader e-mail rule: a change of the username or e-mail of a person who holds an
  * active membership with `write` or `admin` needs `write` on every group where they hold one.
  */
 export async function mayChangeLoginOf(db: TenantDb, access: Access, personId: number): Promise<boolean> {
@@ -129,7 +129,7 @@ export async function mayChangeLoginOf(db: TenantDb, access: Access, personId: n
 /** A query over people, aliased `p`. */
 export type PeopleQuery = ExpressionBuilder<TenantDatabase & { p: TenantDatabase['users'] }, 'p'>;
 
-/** The people (alias `p`) the caller sees, as one condition for a list's query (section 3). */
+/** The people (alias `p`) the caller sees, as one condition for a list's query. */
 export function visiblePeople(eb: PeopleQuery, access: Access): Expression<SqlBool> {
   const readable = access.groupsWith('read');
   const seesUnplaced = atLeast(access.on(access.root.path), 'read');
@@ -175,7 +175,7 @@ export async function operatorAccess(db: TenantDb, day: Day): Promise<Access> {
 
 /**
  * The caller and the people they speak for (their wards), and the groups those people belong to
- * today together with every group above them. Events are seen through it (events.md section 1:
+ * today together with every group above them. Events are seen through it (the
  * members of G or below, participants, and the guardians of all of these), and a parent
  * registers their wards with it.
  */

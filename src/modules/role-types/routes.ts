@@ -4,7 +4,7 @@ import Type from 'typebox';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { beforeBody, ok } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
-import { Envelope, ErrorSchema, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
+import { Envelope, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
 import { actorOf } from '../../recording/recorder.js';
 import { changeRoleType, createRoleType, listRoleTypes, removeRoleType, requireAdminOnRoot } from './rules.js';
 import { NewRoleTypeSchema, RoleTypeSchema, RoleTypeUpdateSchema, toApiRoleType } from './schemas.js';
@@ -15,7 +15,7 @@ const tags = ['roles'];
 const RoleTypeAnswer = Envelope(Type.Object({ role_type: RoleTypeSchema }));
 const forbidden = forbiddenAnswer('admin on the root needed');
 
-/** The role-types module's routes (groups.md section 2): the tenant's catalogue of roles. */
+/** The role-types module's routes: the tenant's catalogue of roles. */
 const roleTypeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { accessOf }) => {
   refuseUnknownQueryParameters(app);
   app.get(

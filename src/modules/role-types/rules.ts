@@ -17,7 +17,7 @@ export async function requireRoleType(db: TenantDb, key: string): Promise<RoleTy
   return found;
 }
 
-/** Changing the catalogue needs `admin` on the root (groups.md section 2). */
+/** Changing the catalogue needs `admin` on the root. */
 export function requireAdminOnRoot(access: Access): Access {
   if (!isRootAdmin(access)) throw errors.unauthorized();
   return access;

@@ -5,7 +5,7 @@ import type { RoleTypeRow } from './queries.js';
 const Permission = Type.Union([Type.Literal('none'), Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);
 const Scope = Type.Union([Type.Literal('group'), Type.Literal('subtree')]);
 
-/** A role type (groups.md section 2), fields in this order. */
+/** A role type, fields in this order. */
 export const RoleTypeSchema = Type.Object({
   key: Type.String(),
   label: Type.String(),

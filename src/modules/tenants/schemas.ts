@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 
-/** The caller's tenant (groups.md section 0): enough for a client to show dates in its time zone. */
+/** The caller's tenant: enough for a client to show dates in its time zone. */
 export const TenantSchema = Type.Object({
   slug: Type.String(),
   name: Type.String(),

@@ -5,7 +5,7 @@ import { LAST_USED_WRITE_INTERVAL_MS, type LastUseRecorder } from './last-use.js
 import { parseBearerHeader } from './secrets.js';
 import type { TokenVerifier } from './verifier.js';
 
-// HOT PATH (see README, "Architecture"): runs for every request that carries a token.
+// HOT PATH (see docs/architecture.md): runs for every request that carries a token.
 
 /**
  * Bearer tokens as the request pipeline's authenticator (http/auth.ts): the header parsed, the

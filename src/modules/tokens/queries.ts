@@ -1,10 +1,10 @@
-import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Selectable } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
 import type { Storage } from '../../db/storage.js';
 import { SESSION_USER_COLUMNS, type PersonalAccessTokensTable, type SessionUser, type TenantDb } from '../../db/types.js';
 import { USER_TOKENABLE_TYPE } from './secrets.js';
 
-// HOT PATH (see README, "Architecture"): the token lookup, compiled once per tenant and run through Storage.readNow.
+// HOT PATH (see docs/architecture.md): the token lookup, compiled once per tenant and run through Storage.readNow.
 
 export type TokenRow = Selectable<PersonalAccessTokensTable>;
 export interface NewToken {

@@ -5,7 +5,7 @@ import { StoredText } from '../../lib/validation.js';
 
 // The token resource, defined once (see modules/users/schemas.ts for the habit).
 
-/** The token record as the original service shows it (api.md 2.2), fields in that order. */
+/** The token record as the original service shows it, fields in that order. */
 export const AccessTokenSchema = Type.Object({
   name: Type.String(),
   abilities: Type.Array(Type.String()),

@@ -9,7 +9,7 @@ import { toApiUser, type ApiUser } from '../users/schemas.js';
 import { findTokenWithUser, findTokenWithUserNow, type TokenWithUser } from './queries.js';
 import { parseAbilities, storedTokenDigest, tokenSecretMatches, type BearerToken } from './secrets.js';
 
-// HOT PATH (see README, "Architecture"): every authenticated request passes here. What is
+// HOT PATH (see docs/architecture.md): every authenticated request passes here. What is
 // unusual is on purpose: a synchronous variant (verifyNow) so the request needs no promise, and
 // token rows remembered until the change feed says otherwise.
 

@@ -7,7 +7,7 @@ import { Envelope } from '../../http/schemas.js';
 import { personalDataOf } from './rules.js';
 import { PersonalDataSchema, toApiPersonalData } from './schemas.js';
 
-/** GET /user/export (data.md section 3): the caller's own data, nobody else's. */
+/** GET /user/export: the caller's own data, nobody else's. */
 const userExportRoutes: FastifyPluginAsync<{ accessOf: (request: FastifyRequest) => Promise<Access> }> = async (app, { accessOf }) => {
   app.get(
     '/user/export',

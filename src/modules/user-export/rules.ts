@@ -37,7 +37,7 @@ function wholeHistory(db: TenantDb, personId: number): Promise<HistoryRow[]> {
 }
 
 /**
- * GET /user/export (data.md section 3): everything kept about the caller, the answer to a
+ * GET /user/export: everything kept about the caller, the answer to a
  * data-access request.
  */
 export async function personalDataOf(db: TenantDb, day: Day, personId: number, currentTokenId: number | null): Promise<PersonalData> {

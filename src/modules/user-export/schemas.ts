@@ -14,7 +14,7 @@ const ExportedMembershipSchema = Type.Object({ ...MembershipSchema.properties, g
 const LinkedPersonSchema = Type.Object({ id: Type.Integer(), firstname: Type.String(), lastname: Type.String() });
 const linked = (row: { id: number; firstname: string; lastname: string }) => ({ id: Number(row.id), firstname: row.firstname, lastname: row.lastname });
 
-/** GET /user/export's `export` (data.md section 3). */
+/** GET /user/export's `export`: everything kept about the caller. */
 export const PersonalDataSchema = Type.Object({
   person: PersonSchema,
   memberships: Type.Array(ExportedMembershipSchema),
@@ -23,7 +23,7 @@ export const PersonalDataSchema = Type.Object({
   /** Their own participations, notes included, each with its event's name. */
   participations: Type.Array(Type.Object({ ...ParticipationSchema.properties, notes: Type.Union([Type.String(), Type.Null()]), event_name: Type.String() })),
   tokens: Type.Array(TokenListItemSchema),
-  /** integrations.md: the change records of their person, memberships and participations, newest first. */
+  /** The change records of their person, memberships and participations, newest first. */
   history: Type.Array(HistoryItemSchema),
 });
 export type ApiPersonalData = Static<typeof PersonalDataSchema>;

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import Type from 'typebox';
-import { errors, fieldMessages, type FieldErrors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { callerOf } from '../../http/auth.js';
 import { updateProfile, UserConflictError } from './rules.js';
-import { NewPassword, PROFILE_FIELDS, ProfileUpdateSchema, RECORD_FIELDS, refuseFields, UserSchema, type ApiUser } from './schemas.js';
+import { PROFILE_FIELDS, ProfileUpdateSchema, RECORD_FIELDS, refuseFields, UserSchema, type ApiUser } from './schemas.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -12,12 +11,12 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const PROHIBITED = ['id', 'username', 'password', ...RECORD_FIELDS.slice(1)];
 
 
-/** The users module's routes: the caller's own record (api.md 4.2) and its self-service extensions. */
+/** The users module's routes: the caller's own record (GET /user, of the original interface) and its self-service extensions. */
 const userRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (app, { tokenPrefix }) => {
-  // HOT PATH (see README, "Architecture"). The answer's JSON is made by this route's own response
-  // serializer once per user object rather than once per request (profile: 1.5 us and 2.4 KB of
-  // garbage per request). The verifier keeps one user object per token row it read and makes a
-  // new one when the row or the user changes, so an entry lives exactly as long as what it shows
+  // HOT PATH (see docs/architecture.md). The answer's JSON is made by this route's own
+  // response serializer once per user object rather than once per request (profile: 1.5 us and
+  // 2.4 KB of garbage per request). The verifier keeps one user object per token row it read and makes
+  // a new one when the row or the user changes, so an entry lives exactly as long as what it shows
   // is current. (Kept as bytes in a Buffer of its own it measured no faster, and weighs more.)
   const answers = new WeakMap<ApiUser, string>();
   const getUser = {

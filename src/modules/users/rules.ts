@@ -8,15 +8,13 @@ import {
   findUserByUsername,
   insertUser,
   newUserRow,
-  setUserActive,
   rehashPassword,
-  updateUserPasswordHash,
   updateUserProfile,
   changesAnything,
   type ProfileChanges,
 } from './queries.js';
 import { noteCreated, noteUpdated, transact } from '../../recording/recorder.js';
-import { HIDDEN_PASSWORD, personChanges } from '../../recording/person-changes.js';
+import { personChanges } from '../../recording/person-changes.js';
 import { toApiUser, type ApiUser, type NewUser, type ProfileUpdate } from './schemas.js';
 
 // Every change here reaches the caches of every instance through the database itself

@@ -57,7 +57,7 @@ export const PROFILE_FIELDS = Object.keys(profile) as ProfileField[];
 const outputs = { ...Object.fromEntries(PROFILE_FIELDS.map((key) => [key, profile[key].out])) } as { [K in ProfileField]: Profile[K]['out'] };
 const inputs = { ...Object.fromEntries(PROFILE_FIELDS.map((key) => [key, profile[key].in])) } as { [K in ProfileField]: Profile[K]['in'] };
 
-/** GET /user's shape (api.md 2.1): exactly these 17 fields, in this order. */
+/** GET /user's shape, as the original service answers it: exactly these 17 fields, in this order. */
 export const UserSchema = Type.Object({
   id: Type.Integer(),
   username: Type.String(),
@@ -108,7 +108,7 @@ declare module '../../access/caller.js' {
 export function toApiUser(row: SessionUser): ApiUser {
   return {
     id: Number(row.id),
-    // Only a person with a login has a token, and such a person has both (groups.md section 3).
+    // Only a person with a login has a token, and such a person has both.
     username: row.username ?? '',
     email: row.email ?? '',
     firstname: row.firstname,

@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { SignedHeaders } from './signing.js';
 
-/** A receiver has this long to answer 2xx; anything later counts as a failure (integrations.md, 4). */
+/** A receiver has this long to answer 2xx; anything later counts as a failure. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 export interface AttemptOutcome {
@@ -50,7 +50,7 @@ export function attemptDelivery(
       lookup: pinned,
       agent: false,
     }, (response) => {
-      // The status line decides (integrations.md 4: "a 2xx within 10 s is success"): a body that
+      // The status line decides (a 2xx within 10 s is success): a body that
       // is slow or never ends changes nothing, so it is not read; the connection (never reused) ends.
       finish(response.statusCode ?? null, null);
       response.destroy();

@@ -25,7 +25,7 @@ export function changeMessage(prefix: string, record: OutboxRecord): WebhookMess
   return { id: `msg_${prefix}_${change.seq}`, type, seq: change.seq, body: JSON.stringify({ type, timestamp: toApiTimestamp(record.at), data }) };
 }
 
-/** The `test` ping (integrations.md section 6): `data` empty, a new id each time. */
+/** The `test` ping: `data` empty, a new id each time. */
 export function pingMessage(prefix: string, now: Date): WebhookMessage {
   const id = `msg_${prefix}_ping_${randomBytes(6).toString('base64url')}`;
   return { id, type: 'ping', seq: null, body: JSON.stringify({ type: 'ping', timestamp: toApiTimestamp(now), data: {} }) };

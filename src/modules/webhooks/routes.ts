@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import Type from 'typebox';
 import type { RegistryDatabase } from '../../db/types.js';
-import { beforeBody, IdParams, ok, parseId } from '../../http/before-body.js';
+import { beforeBody, IdParams, ok } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf, PagingQuery } from '../../http/paging.js';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
@@ -28,7 +28,7 @@ const forbidden = forbiddenAnswer('admin on the root needed');
 const notFound = { ...ErrorSchema, description: 'Webhook not found.' };
 const refusedUrl = { ...ValidationErrorSchema, description: 'The url must be a public https address.' };
 
-/** Webhooks (integrations.md section 4): all of it needs `webhooks:write` and `admin` on the root. */
+/** Webhooks (docs/api/sync.md): all of it needs `webhooks:write` and `admin` on the root. */
 const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app, { cursorsOf, accessOf, registry, allowPrivate }) => {
   refuseUnknownQueryParameters(app);
   // admin on the root, checked before a body is read.

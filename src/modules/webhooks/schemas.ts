@@ -38,7 +38,7 @@ export const WebhookSchema = Type.Object({
   updated_at: Timestamp,
 });
 
-/** The answer to POST /webhooks (integrations.md section 6): the only one with the secret. */
+/** The answer to POST /webhooks: the only one with the secret. */
 export const CreatedWebhookSchema = Type.Object({ ...common, secret: Type.String({ description: 'whsec_...; shown this once' }), created_at: Timestamp, updated_at: Timestamp });
 
 export const DeliverySchema = Type.Object({

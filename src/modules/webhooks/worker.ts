@@ -10,7 +10,7 @@ import { retryDelayMs } from './retry-schedule.js';
 import { STOPPED, type AttemptOutcome } from './delivery.js';
 
 /**
- * How long an instance holds a webhook for one message (integrations.md section 4: at most 30 s).
+ * How long an instance holds a webhook for one message (at most 30 s).
  * It is renewed before every message, and a delivery gives up after 10 s, so a live instance never
  * loses it mid-send; a dead one's lease runs out and another instance sends the message again.
  */

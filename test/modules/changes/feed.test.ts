@@ -8,7 +8,7 @@ import { daysFromNow } from '../../helpers/events.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** integrations.md sections 1, 2 and 6: change records and the feed. */
+/** Change records and the feed (docs/api/sync.md). */
 describe('change records and GET /changes', () => {
   let t: TestApp;
   let root: number;

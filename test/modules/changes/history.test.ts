@@ -5,7 +5,7 @@ import { deactivateUser, activateUser } from '../../../src/modules/auth/accounts
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** integrations.md sections 3 and 6: a resource's history, and the person's own in their export. */
+/** A resource's history, and the person's own in their export (docs/api/sync.md). */
 describe('history of people, groups and events', () => {
   let t: TestApp;
   let root: number;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { noteCreated, transact } from '../../../src/recording/recorder.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 
-/** integrations.md section 1: every committed change has one record, numbered without gaps. */
+/** Every committed change has one record, numbered without gaps. */
 describe('transact', () => {
   let t: TestApp;
   beforeEach(async () => {

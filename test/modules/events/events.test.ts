@@ -10,8 +10,8 @@ const NOT_FOUND = { success: false, message: 'Event not found.' };
 const UNAUTHORIZED = { success: false, message: 'This action is unauthorized.' };
 const NO_ABILITY = { success: false, message: 'Invalid ability provided.' };
 
-/** events.md sections 1 and 4 (events), black-box through the HTTP API. */
-describe('events (events.md sections 1 and 4)', () => {
+/** Events, black-box through the HTTP API. */
+describe('events', () => {
   let w: World;
   beforeAll(async () => {
     w = await buildWorld(await buildTestApp());

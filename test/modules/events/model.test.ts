@@ -4,14 +4,15 @@ import { buildTestApp } from '../../helpers/app.js';
 import { buildWorld, daysFromNow, type Participation, type World } from '../../helpers/events.js';
 
 /**
- * events.md section 2 as a state machine: random sequences of register / cancel / approve / reject /
- * waitlist / accept-from-the-queue / raise and lower capacity / switch approval on and off, run against
- * one event through the API and against a small model of that event. After every step the service's
- * counts, every participation's state and role and every waiting-list position equal the model's.
+ * Seats and the waiting list as a state machine: random sequences of register / cancel / approve /
+ * reject / waitlist / accept-from-the-queue / raise and lower capacity / switch approval on and
+ * off, run against one event through the API and against a small model of that event. After every
+ * step the service's counts, every participation's state and role and every waiting-list position
+ * equal the model's.
  *
- * The model keeps one invariant the spec implies and never leaves ambiguous: somebody waits only while the
- * event is full (registrations wait only when full, a freed seat or a raised capacity takes the first in
- * line). So "pending -> waitlisted" is only tried on a full event.
+ * The model keeps one invariant the rules imply and never leave ambiguous: somebody waits only
+ * while the event is full (registrations wait only when full, a freed seat or a raised capacity
+ * takes the first in line). So "pending -> waitlisted" is only tried on a full event.
  */
 
 type State = 'pending' | 'accepted' | 'waitlisted' | 'rejected' | 'cancelled';
@@ -254,7 +255,7 @@ const commands: fc.WeightedArbitrary<Command>[] = [
   { weight: 1, arbitrary: fc.boolean().map((on) => new SetApproval(on)) },
 ].map(({ weight, arbitrary }) => ({ weight, arbitrary: (arbitrary as fc.Arbitrary<Command>).map(checked) }));
 
-describe('participations against a model of one event (events.md section 2)', () => {
+describe('participations against a model of one event', () => {
   let w: World;
   let people: number[];
   beforeAll(async () => {

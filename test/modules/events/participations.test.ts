@@ -11,8 +11,8 @@ const NO_ABILITY = { success: false, message: 'Invalid ability provided.' };
 const PERSON_NOT_FOUND = { success: false, message: 'Person not found.' };
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
-/** events.md sections 2 and 4 (participations), black-box through the HTTP API. */
-describe('participations (events.md sections 2 and 4)', () => {
+/** Participations (docs/rules/waiting-list.md), black-box through the HTTP API. */
+describe('participations', () => {
   let w: World;
   beforeAll(async () => {
     w = await buildWorld(await buildTestApp());
@@ -61,7 +61,7 @@ describe('participations (events.md sections 2 and 4)', () => {
     expect((await eventOf(event.id)).participants_count).toBe(3);
   });
 
-  it('answers a participation with the fields of section 2 in their order, everywhere', async () => {
+  it('answers a participation with its fields in their order, everywhere', async () => {
     const event = await camp({ requires_approval: true });
     const created = await post('parent', event.id, { person_id: w.ids.child, notes: 'Hay fever' });
     expect(created.statusCode).toBe(201);
@@ -274,7 +274,7 @@ describe('participations (events.md sections 2 and 4)', () => {
   });
 
   it('puts a pending person at the end of the queue on pending -> waitlisted even with seats free; waitlisted -> accepted moves the rest up', async () => {
-    // events.md 2: "pending -> waitlisted (at the end of the queue ...)", "waitlisted -> accepted (only with room)".
+    // pending -> waitlisted goes to the end of the queue; waitlisted -> accepted only with room.
     const event = await camp({ requires_approval: true, capacity: 5 });
     const p = async (name: string) => w.register('regionleader', event.id, { person_id: await kid(name) });
     const [a, b, c] = [await p('Ta'), await p('Tb'), await p('Tc')];
@@ -400,7 +400,7 @@ describe('participations (events.md sections 2 and 4)', () => {
   });
 
   it('gives only the seats that were given up: one for a cancellation, as many as a raise adds, while others wait by a manager\'s choice', async () => {
-    // events.md 2: "When an accepted participant leaves ... the first waitlisted person is accepted".
+    // When an accepted participant leaves, the first waitlisted person is accepted.
     const event = await camp({ capacity: 5, requires_approval: true });
     const p = async (name: string) => w.register('regionleader', event.id, { person_id: await kid(name) });
     const [a, b, c, d, e] = [await p('Sa'), await p('Sb'), await p('Sc'), await p('Sd'), await p('Se')];

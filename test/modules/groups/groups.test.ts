@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 
-describe('groups (groups.md section 1)', () => {
+describe('groups', () => {
   let t: TestApp;
   let token: string;
   let root: number;

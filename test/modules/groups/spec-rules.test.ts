@@ -3,13 +3,13 @@ import { issueToken } from '../../../src/modules/tokens/rules.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 
 /**
- * Black-box tests of groups.md sections 0, 1, 2 and 7 for groups and role types: who may change role
+ * Black-box tests of the rules for groups and role types: who may change role
  * types, the default catalogue, list filters, 403 on the root and on moves, limits and foreign cursors.
  */
 
 const UNAUTHORIZED = { success: false, message: 'This action is unauthorized.' };
 
-describe('groups and role types: rules of groups.md', () => {
+describe('groups and role types: the rules', () => {
   let t: TestApp;
   let root: number;
   let troop: number;
@@ -43,7 +43,7 @@ describe('groups and role types: rules of groups.md', () => {
   });
   afterEach(() => t.close());
 
-  describe('role types (section 2)', () => {
+  describe('role types', () => {
     it('lists the four defaults to any person, fields in the order key, label, permission, scope', async () => {
       const answer = await call('member', 'GET', '/role-types');
       expect(answer.statusCode).toBe(200);
@@ -140,7 +140,7 @@ describe('groups and role types: rules of groups.md', () => {
     });
   });
 
-  describe('groups (sections 1 and 7)', () => {
+  describe('groups', () => {
     const names = (answer: { json(): { data: { groups: { name: string }[] } } }) => answer.json().data.groups.map((g) => g.name);
 
     it('filters by parent_id: the direct children only, in name order', async () => {
@@ -176,7 +176,7 @@ describe('groups and role types: rules of groups.md', () => {
         expect(refused.statusCode, who).toBe(403);
         expect(refused.json()).toEqual(UNAUTHORIZED);
       }
-      // With write on the root it is the 422 of section 7.
+      // With write on the root it is 422: the root cannot be deleted.
       const rootWriter = await call('rootleader', 'DELETE', `/groups/${root}`);
       expect(rootWriter.statusCode).toBe(422);
       expect(rootWriter.json().message).toBe('The root group cannot be deleted or moved.');

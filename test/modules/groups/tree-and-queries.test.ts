@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 
-/** groups.md sections 0, 1 and 5: query parameters, moves, ETags, guardians that a caller sees. */
+/** Query parameters, moves, ETags, guardians that a caller sees. */
 describe('the group tree and the conventions of every endpoint', () => {
   let t: TestApp;
   let root: number;
@@ -85,7 +85,7 @@ describe('the group tree and the conventions of every endpoint', () => {
     }
   });
 
-  it('keeps a group with an upcoming event, and deletes its ended events with it (section 7)', async () => {
+  it('keeps a group with an upcoming event, and deletes its ended events with it', async () => {
     const troop = await group(root, 'Troop');
     const event = (starts_at: string, ends_at: string) => call('admin', 'POST', '/events', { group_id: troop, name: 'Camp', starts_at, ends_at });
     const ended = (await event('2020-07-01T08:00:00Z', '2020-07-08T08:00:00Z')).json().data.event.id;

@@ -3,7 +3,7 @@ import { toDbTimestamp } from '../../../src/lib/time.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/wait.js';
 
-/** integrations.md section 5: safe retries of a POST with `Idempotency-Key`. */
+/** Safe retries of a POST with `Idempotency-Key`. */
 describe('Idempotency-Key', () => {
   let t: TestApp;
   let root: number;

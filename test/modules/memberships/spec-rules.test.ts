@@ -4,7 +4,7 @@ import { waitFor } from '../../helpers/wait.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 
 /**
- * Black-box tests of groups.md sections 0, 2, 4, 5 and 7 for memberships and guardians: list filters,
+ * Black-box tests of the rules for memberships and guardians: list filters,
  * refused fields, not-found answers, admin memberships, the order of the guardian checks, and the
  * tenant's time zone deciding "today".
  */
@@ -19,7 +19,7 @@ const todayIn = (timeZone: string) => {
   return `${part('year')}-${part('month')}-${part('day')}`;
 };
 
-describe('memberships and guardians: rules of groups.md', () => {
+describe('memberships and guardians: the rules', () => {
   let t: TestApp;
   let root: number;
   let troop: number;
@@ -60,7 +60,7 @@ describe('memberships and guardians: rules of groups.md', () => {
   });
   afterEach(() => t.close());
 
-  describe('GET /groups/{id}/memberships (section 4)', () => {
+  describe('GET /groups/{id}/memberships', () => {
     beforeEach(async () => {
       const since2010 = { startOn: '2010-01-01' };
       await person('leader', [troop, 'leader', since2010]);
@@ -121,7 +121,7 @@ describe('memberships and guardians: rules of groups.md', () => {
     });
   });
 
-  describe('PATCH and DELETE /memberships/{id} (section 4)', () => {
+  describe('PATCH and DELETE /memberships/{id}', () => {
     it('refuses person_id, group_id and role_type with the prohibited messages, changing nothing', async () => {
       await person('kid', [troop, 'member', { startOn: '2000-01-01' }], false);
       const id = ids['kid:m']!;
@@ -177,7 +177,7 @@ describe('memberships and guardians: rules of groups.md', () => {
     });
   });
 
-  describe('PATCH /memberships/{id}: dates that give a membership more days need its person visible, as POST does (section 4)', () => {
+  describe('PATCH /memberships/{id}: dates that give a membership more days need its person visible, as POST does', () => {
     beforeEach(async () => {
       await person('leader', [troop, 'leader']);
       // Left the troop for another group: the leader no longer sees them.
@@ -227,7 +227,7 @@ describe('memberships and guardians: rules of groups.md', () => {
     });
   });
 
-  describe('a role of scope subtree is granted only by someone who holds its permission on the whole subtree (sections 2 and 4)', () => {
+  describe('a role of scope subtree is granted only by someone who holds its permission on the whole subtree', () => {
     const roleType = async (key: string, permission: string, scope: string) => {
       const answer = await call('admin', 'POST', '/role-types', { key, permission, scope });
       expect(answer.statusCode, answer.body).toBe(201);
@@ -271,7 +271,7 @@ describe('memberships and guardians: rules of groups.md', () => {
     });
   });
 
-  describe('guardians (section 5)', () => {
+  describe('guardians', () => {
     beforeEach(async () => {
       await person('leader', [troop, 'leader']); // write where the kid is
       await person('assistant', [troop, 'assistant']); // sees the kid, no write
@@ -338,7 +338,7 @@ describe('memberships and guardians: rules of groups.md', () => {
     });
   });
 
-  describe('the tenant time zone decides "today" (sections 0 and 2)', () => {
+  describe('the tenant time zone decides "today"', () => {
     // Kiritimati is UTC+14 and Pago Pago UTC-11, neither with daylight saving time: at every moment
     // their dates differ (by one or two days), and at least one of them differs from the UTC date.
     // The dates are taken when a test starts; a test lasts far less than the hours between midnights.
@@ -413,9 +413,9 @@ describe('memberships and guardians: rules of groups.md', () => {
     });
 
     it('applies a new time zone within a second: the cache of permissions does not outlive the change', async () => {
-      // groups.md section 2: "A cache of permissions holds for one tenant date only, and a change of
-      // the tenant's time zone invalidates it." The zone is set by the CLI, another process: like
-      // every cache change it reaches each instance within 1 s (issue 15, point 6).
+      // A cache of permissions holds for one tenant date only, and a change of the tenant's time
+      // zone invalidates it. The zone is set by the CLI, another process: like every cache change
+      // it reaches each instance within a second.
       const east = todayIn(EAST);
       const tenant = await tenantIn('moving', EAST);
       const leader = await t.addUser('moving', { username: 'dayleader' });

@@ -30,7 +30,7 @@ async function groupadmin(w: ImportWorld, args: string[]): Promise<{ stdout: str
   return { stdout: chunks.join(''), error };
 }
 
-describe('groupadmin people export / import (data.md)', () => {
+describe('groupadmin people export / import', () => {
   let w: ImportWorld;
   beforeEach(async () => {
     w = await buildImportWorld();

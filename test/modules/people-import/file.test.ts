@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildImportWorld, csv, type ImportWorld } from './helpers.js';
 
-describe('the CSV file of POST /people/import (data.md section 2)', () => {
+describe('the CSV file of POST /people/import', () => {
   let w: ImportWorld;
   let into: string;
   beforeEach(async () => {

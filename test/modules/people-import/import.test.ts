@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildImportWorld, csv, type ImportWorld } from './helpers.js';
 
-describe('POST /people/import (data.md section 2)', () => {
+describe('POST /people/import', () => {
   let w: ImportWorld;
   beforeEach(async () => {
     w = await buildImportWorld();

@@ -7,7 +7,7 @@ const ROWS = 20_000;
 const row = (i: number) => `First${i},Last${String(i).padStart(5, '0')},person${i}@example.com,2010-01-01,'+41 31 ${i},"Street ${i}, ""A""",true`;
 const HEADER = 'firstname,lastname,email,birthday,phonenumber,street,can_swimm';
 
-describe('large files and the round trip (data.md section 2)', () => {
+describe('large files and the round trip', () => {
   let w: ImportWorld;
   beforeEach(async () => {
     w = await buildImportWorld();

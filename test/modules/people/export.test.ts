@@ -36,7 +36,7 @@ async function addMembers(w: ImportWorld, group: number, count: number, prefix =
   }
 }
 
-describe('GET /people with Accept: text/csv (data.md section 1)', () => {
+describe('GET /people with Accept: text/csv', () => {
   let w: ImportWorld;
   beforeEach(async () => {
     w = await buildImportWorld();

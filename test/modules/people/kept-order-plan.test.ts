@@ -10,10 +10,11 @@ import { replaceGroupTree } from '../../helpers/group-tree.js';
 /**
  * The kept order's page of references (what GET /people reads on each page of a large subtree)
  * is one range of index `member_order_list`, in its order: no sort of the range, and no read of
- * `users`. Its cost then does not grow with the subtree or the tenant (issue 20). The plans are
- * asked of each dialect for the statement the page really sends; on PostgreSQL with sorts, hash
- * aggregation and sequential scans priced out, so a plan that still sorts proves the grouping
- * does not follow the index (the tables here are too small for the planner to care otherwise).
+ * `users`. Its cost then does not grow with the subtree or the tenant (the people page's
+ * targets, docs/benchmarks/README.md). The plans are asked of each dialect for the statement the
+ * page really sends; on PostgreSQL with sorts, hash aggregation and sequential scans priced out,
+ * so a plan that still sorts proves the grouping does not follow the index (the tables here are
+ * too small for the planner to care otherwise).
  */
 const DAY = '2026-02-14';
 type Db = Kysely<TenantDatabase>;

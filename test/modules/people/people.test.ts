@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 
 /** A tenant with a region, two troops below it, an admin, a region leader and a troop leader. */
-describe('people and memberships (groups.md sections 3 and 4)', () => {
+describe('people and memberships', () => {
   let t: TestApp;
   let root: number;
   let region: number;

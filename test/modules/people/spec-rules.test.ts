@@ -6,15 +6,15 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 interface Person { id: number; username: string | null; email: string | null; firstname: string; lastname: string; updated_at: string; has_login: boolean }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** A moment in the format of decisions.md 2 (`YYYY-MM-DDTHH:MM:SS.ffffffZ`). */
+/** A moment in the API's format (`YYYY-MM-DDTHH:MM:SS.ffffffZ`). */
 const moment = (date: Date) => date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 const daysFromNow = (days: number) => moment(new Date(Date.now() + days * 86_400_000));
 
 /**
- * Rules of the people endpoints (groups.md sections 0, 3 and 7) that people.test.ts does not cover.
+ * Rules of the people endpoints that people.test.ts does not cover.
  * The tenant: root ── troopA, root ── troopB; `admin` (admin on the root), `leader` (leader on troopA).
  */
-describe('people endpoints: filters, paging, logins and erasure (groups.md)', () => {
+describe('people endpoints: filters, paging, logins and erasure', () => {
   let t: TestApp;
   let root: number;
   let troopA: number;
@@ -56,7 +56,7 @@ describe('people endpoints: filters, paging, logins and erasure (groups.md)', ()
     }
     throw new Error('paging did not end');
   };
-  /** A 422 on exactly these fields, with the envelope of decisions.md 5. */
+  /** A 422 on exactly these fields, in the validation error's envelope. */
   const expectInvalid = (answer: LightMyRequestResponse, fields: string[]) => {
     expect(answer.statusCode, answer.body).toBe(422);
     const body = answer.json();
@@ -380,8 +380,8 @@ describe('people endpoints: filters, paging, logins and erasure (groups.md)', ()
       expectRequired(passwordOnly.json().errors);
       expect(await lastnames('?q=Gin')).toEqual([]);
 
-      // groups.md 3: username and email "are required for people with a login only; for the others each may be null":
-      // an e-mail without username and password is a person without a login, not a refusal.
+      // Username and e-mail are required for people with a login only; for the others each may be
+      // null: an e-mail without username and password is a person without a login, not a refusal.
       const contact = await post({ email: 'lo@example.com' });
       expect(contact.statusCode, contact.body).toBe(201);
       expect(contact.json().data.person).toMatchObject({ username: null, email: 'lo@example.com', has_login: false });

@@ -41,7 +41,7 @@ describe('permission on a group', () => {
     .chain((size) => fc.tuple(...Array.from({ length: size }, (_, i) => (i === 0 ? fc.constant(-1) : fc.integer({ min: 0, max: i - 1 })))));
   const day = fc.integer({ min: 1, max: 28 }).map((d) => `2026-02-${String(d).padStart(2, '0')}`);
 
-  /** The plain reading of groups.md 2: walk up from G, checking each membership's group and dates. */
+  /** The permission rule read plainly (docs/rules/permissions.md): walk up from G, checking each membership's group and dates. */
   const reference = (
     parents: number[],
     group: number,

@@ -8,8 +8,8 @@ import { createGroupMemory } from '../../../src/modules/groups/memory.js';
 import { ROLES_KEPT_MS } from '../../../src/db/tenant-memory.js';
 
 /**
- * The role memory keeps a caller's memberships between requests. Issue 20: a changed permission
- * acts within a second; this process's own writes act at once.
+ * The role memory keeps a caller's memberships between requests. A changed permission acts
+ * within a second; this process's own writes act at once.
  */
 describe('role memory', () => {
   let t: TestApp;

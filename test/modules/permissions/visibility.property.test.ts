@@ -8,11 +8,11 @@ import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { replaceGroupTree } from '../../helpers/group-tree.js';
 
 /**
- * groups.md sections 2 and 3 against a plain reading of them: for random trees (up to 50
- * groups), random memberships with random dates, random guardianships and a random caller, the
- * permission module (its SQL for lists, its checks for one person) answers what walking up the
- * tree answers, for seeing a person and for changing them (one by one, and for all at once as
- * the CSV import asks).
+ * Who sees and who may change a person (docs/rules/visibility.md) against a plain reading of the
+ * rules: for random trees (up to 50 groups), random memberships with random dates, random
+ * guardianships and a random caller, the permission module (its SQL for lists, its checks for one
+ * person) answers what walking up the tree answers, for seeing a person and for changing them (one
+ * by one, and for all at once as the CSV import asks).
  */
 const ROLES: Record<string, { permission: Permission; scope: 'group' | 'subtree' }> = {
   admin: { permission: 'admin', scope: 'subtree' },

@@ -27,7 +27,7 @@ describe('GET /api/tenant and the tenant time zone', () => {
     expect((await get(null)).statusCode).toBe(401);
   });
 
-  it('refuses query parameters it does not take, naming each (groups.md section 0)', async () => {
+  it('refuses query parameters it does not take, naming each', async () => {
     const alice = await t.addUser('demo');
     const token = (await issueToken(t.storage.tenantDb('demo'), alice.id, { tokenPrefix: '' })).plainTextToken;
     const answer = await t.app.inject({

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hostOf, PASSWORD } from '../../helpers/app.js';
 import { buildImportWorld, type ImportWorld } from '../people-import/helpers.js';
 
-describe('GET /user/export (data.md section 3)', () => {
+describe('GET /user/export (everything kept about the caller)', () => {
   let w: ImportWorld;
   beforeEach(async () => {
     w = await buildImportWorld();

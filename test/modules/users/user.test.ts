@@ -28,7 +28,7 @@ describe('GET /api/user', () => {
       headers: { accept: 'application/json', host: hostOf(tenant), ...(authorization ? { authorization } : {}) },
     });
 
-  it('answers the flat 17-field user in spec order', async () => {
+  it('answers the flat 17-field user in the original service\'s order', async () => {
     const user = await t.addUser('demo', {
       username: 'alice',
       gender_id: 2,

@@ -5,7 +5,7 @@ import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js'
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** integrations.md sections 4 and 6: the webhook endpoints, their permissions and the ping. */
+/** The webhook endpoints, their permissions and the ping (docs/api/sync.md). */
 describe('the webhook endpoints', () => {
   let t: TestApp;
   let receiver: Receiver;

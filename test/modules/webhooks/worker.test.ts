@@ -12,7 +12,7 @@ type Worker = ReturnType<typeof startWebhookWorker>;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * integrations.md section 4: the delivery worker against a real HTTP receiver on 127.0.0.1, on the
+ * The webhooks' delivery worker against a real HTTP receiver on 127.0.0.1, on the
  * suite's storage (SQLite, or PostgreSQL in CI's second pass).
  */
 describe('webhook deliveries', () => {

@@ -5,7 +5,7 @@ import { formatMoment } from '../i18n.js';
 import { client } from '../session.js';
 
 type State = 'pending' | 'accepted' | 'waitlisted' | 'rejected' | 'cancelled';
-/** The changes a manager may make (events.md section 2); others may only cancel. */
+/** The changes a manager may make; others may only cancel. */
 const NEXT_STATES: Record<State, State[]> = {
   pending: ['accepted', 'rejected', 'waitlisted', 'cancelled'],
   waitlisted: ['accepted', 'cancelled'],
@@ -27,7 +27,7 @@ export function EventPage({ id }: { id: number }) {
   const [round, setRound] = useState(0);
   const [event] = useLoad(async () => dataOf(app, await client.events.get(id))?.data.event ?? null, [id, round]);
   const [wards] = useLoad(async () => dataOf(app, await client.people.wards())?.data.wards ?? null, []);
-  // Managers get every participation; anyone else their own and their wards' (events.md section 2).
+  // Managers get every participation; anyone else their own and their wards'.
   const [participations] = useLoad(async () => {
     const answer = dataOf(app, await client.participations.list(id, { limit: 200 }));
     return answer && typeof answer !== 'string' ? (answer.data.participations as Participation[]) : null;

@@ -22,7 +22,7 @@ export function PersonPage({ id }: { id: number }) {
     if (dataOf(app, await client.memberships.update(membershipId, { end_on: session.today }))) reloadMemberships();
   };
   const roleOf = (key: string) => roles?.find((role) => role.key === key);
-  // Open-ended, and a role no higher than the caller's own there (groups.md section 4).
+  // Open-ended, and a role no higher than the caller's own there.
   const endable = (m: { group_id: number; role_type: string; end_on: string | null }) => {
     const role = roleOf(m.role_type);
     return m.end_on === null && role !== undefined && covers(session.access.permissionOn(m.group_id), role.permission) && session.access.atLeast(m.group_id, 'write');

@@ -3,7 +3,7 @@ import { useLoad } from '../hooks.js';
 import { client } from '../session.js';
 import { EventLink } from './event-name.js';
 
-/** My wards (groups.md section 5) and their registrations. */
+/** My wards and their registrations. */
 export function WardsPage() {
   const app = useApp();
   const { words } = app;

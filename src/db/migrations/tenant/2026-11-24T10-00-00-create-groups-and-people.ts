@@ -3,7 +3,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import { addIdColumn, isPostgres, lowerAsciiSql } from '../dialect.js';
 
 /**
- * Groups, role types, memberships and guardianships (groups.md), and the users table grown into
+ * Groups, role types, memberships and guardianships, and the users table grown into
  * people: username, e-mail and password may be null (people without a login), `birthday`, the
  * name sort keys and a row `version` (the ETag). Every tenant gets its root group, named after
  * the tenant, and the four default role types; no membership is granted (an operator grants the

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { addIdColumn, isPostgres } from '../dialect.js';
 
 /**
- * Events and participations (events.md). An event keeps the counts that `capacity` limits
+ * Events and participations. An event keeps the counts that `capacity` limits
  * (`participants_count`, `waitlist_count`) on its own row: every change of its participations
  * locks that row first, so the counts are exact however many registrations arrive at once.
  *

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { isPostgres } from '../dialect.js';
 
 /**
- * Idempotency keys (integrations.md section 5): the first answer to a POST that carried one, per
+ * Idempotency keys: the first answer to a POST that carried one, per
  * token owner, kept 24 hours. A row without `status_code` is a request still running; its
  * `running_until` lets another request take over a key whose process died before answering.
  * Erasing the owner erases their keys and the answers stored with them.

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { isPostgres } from '../dialect.js';
 
 /**
- * Change records (integrations.md section 1): one per create, update and delete of a person,
+ * Change records: one per create, update and delete of a person,
  * group, membership, guardianship, role type, event or participation, written in the same
  * transaction as the change.
  *

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { addIdColumn, isPostgres } from '../dialect.js';
 
 /**
- * Webhooks (integrations.md section 4). The change records are the outbox: a webhook keeps only
+ * Webhooks. The change records are the outbox: a webhook keeps only
  * `position`, the seq of the last record it has delivered (or skipped as not for it), so a message
  * is never lost between a commit and its delivery. `secret` is kept as it is because it signs every
  * message (a hash could not).

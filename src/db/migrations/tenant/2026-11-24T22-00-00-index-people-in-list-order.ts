@@ -5,8 +5,8 @@ import { isPostgres } from '../dialect.js';
 /**
  * The people lists' full name order (sort keys, then the names byte by byte, then id) as one
  * index, so a page of a large group's members is read by walking it from the cursor instead of
- * sorting the whole subtree on every page (issue 20). It replaces `users_name_order`, whose
- * columns are its first and last.
+ * sorting the whole subtree on every page (the people page's targets, docs/benchmarks/README.md).
+ * It replaces `users_name_order`, whose columns are its first and last.
  *
  * The walk asks, for each person it passes, whether one of their memberships is active in the
  * group: `memberships_person` answers from the index alone (a person's memberships with their

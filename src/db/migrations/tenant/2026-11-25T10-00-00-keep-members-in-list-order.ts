@@ -5,9 +5,10 @@ import { isPostgres, schemaOf } from '../dialect.js';
 /**
  * `member_order`: every membership once under its own group and once under each group above it,
  * with its person's sort keys and names, so a page of a group's (or a subtree's) members in the
- * people lists' name order is one range of one index, read from the cursor (issue 20). Walking
- * `users_list_order` and testing each person passed cost what the subtree's share of the tenant
- * decides, and grew with the tenant's size (CPU caches); this range costs the page's rows alone.
+ * people lists' name order is one range of one index, read from the cursor (the people page's
+ * targets, docs/benchmarks/README.md). Walking `users_list_order` and testing each person passed
+ * cost what the subtree's share of the tenant decides, and grew with the tenant's size (CPU
+ * caches); this range costs the page's rows alone.
  *
  * Triggers keep it, in the transaction of each write (on PostgreSQL at its commit, upPostgres),
  * so no write path can forget it:
@@ -89,7 +90,7 @@ async function upSqlite(db: Kysely<any>): Promise<void> {
  * committed: a membership written beside a move of its group, or a rename beside a move, would
  * leave rows with the path or names before the other's change. So here the triggers are deferred
  * to the commit, and each one computes its rows again from what is there then. Every write of the
- * service ends (transact, changes/recorder.ts) by taking the tenant's change sequence row, held
+ * service ends (transact, recording/recorder.ts) by taking the tenant's change sequence row, held
  * until its commit, so the deferred triggers of two writers run one after the other, the second
  * reading what the first committed; they write `member_order` alone, and take no other lock.
  * (`member_order` has no foreign key here: the deletion trigger removes a membership's rows.)

@@ -5,11 +5,11 @@ import * as keepMembersInListOrder from './2026-11-25T10-00-00-keep-members-in-l
 
 /**
  * `member_order` keeps its person's `version` and `updated_at` too, in its index, so a page of a
- * group's members in the name order is read from that one index (issue 20). The page's answer is
- * the people's kept JSON, checked against exactly these two columns (people/json-memory.ts); before,
- * the page looked up each of its 51 people in `users` for them. Those lookups were most of what
- * PostgreSQL spent on a page, and grew with the tenant (a page of a tenant of 100,000 people took
- * a third longer than one of 10,000).
+ * group's members in the name order is read from that one index (the people page's targets,
+ * docs/benchmarks/README.md). The page's answer is the people's kept JSON, checked against
+ * exactly these two columns (people/json-memory.ts); before, the page looked up each of its 51
+ * people in `users` for them. Those lookups were most of what PostgreSQL spent on a page, and grew
+ * with the tenant (a page of a tenant of 100,000 people took a third longer than one of 10,000).
  *
  * The triggers of `keep-members-in-list-order` are defined again with the two columns: those of
  * memberships and groups under their names, and `member_order_person_renamed` as
