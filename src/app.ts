@@ -183,7 +183,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // One plugin per module: the original interface (login, current user) and its extensions.
       const { tokenPrefix } = config;
       await api.register(authRoutes, { tokenPrefix });
-      await api.register(userRoutes, { tokenPrefix });
+      await api.register(userRoutes);
       await api.register(tokenRoutes, { tokenPrefix });
       await api.register(tenantRoutes, { storage });
       // The group administration core: groups, role types, people, memberships.

@@ -2,11 +2,11 @@ import { LRUCache } from 'lru-cache';
 import type { TenantDb } from './types.js';
 
 /**
- * How long a row read for permissions is remembered at most. A changed permission or an ended
- * membership may act for no longer than a second; this is that second, counted from
- * when the read began. Writes through this process are seen at once (see `writes` below).
+ * How long a row read for permissions (a caller's memberships, a group a list names) is remembered
+ * at most. A changed permission or an ended membership may act for no longer than a second; this
+ * is that second, counted from when the read began. Writes through this process are seen at once (see `writes` below).
  */
-export const ROLES_KEPT_MS = 1000;
+export const ROWS_KEPT_MS = 1000;
 const ROWS_KEPT = 10_000;
 
 export interface TenantMemoryOptions {
@@ -33,7 +33,7 @@ interface Remembered<T> {
  * - A write through this process, to any table of the tenant, forgets the tenant's rows before
  *   the writer's answer is sent (the count of writes is taken before each read, so a read that
  *   overlaps a write is not kept either).
- * - A write by another process (instance, CLI) acts within ROLES_KEPT_MS.
+ * - A write by another process (instance, CLI) acts within ROWS_KEPT_MS.
  * - A failed read, and a row not found (`undefined`), are not kept: the next request reads again.
  */
 export function createTenantMemory<T>(read: (db: TenantDb, id: number) => Promise<T>, { writes, now = () => performance.now() }: TenantMemoryOptions) {
@@ -43,7 +43,7 @@ export function createTenantMemory<T>(read: (db: TenantDb, id: number) => Promis
     const at = now();
     const writesNow = writes(tenant);
     const entry = remembered.get(key);
-    if (entry !== undefined && entry.writes === writesNow && at - entry.readAt < ROLES_KEPT_MS) return entry.value;
+    if (entry !== undefined && entry.writes === writesNow && at - entry.readAt < ROWS_KEPT_MS) return entry.value;
     const value = read(db, id);
     const fresh: Remembered<T> = { value, readAt: at, writes: writesNow };
     remembered.set(key, fresh);

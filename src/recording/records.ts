@@ -51,7 +51,7 @@ export async function pruneRecords(db: TenantDb, before: string): Promise<number
   });
 }
 
-/** Whose records a history shows . */
+/** Whose records a history shows. */
 export type HistorySubject =
   /** `participationIds`: the person's participations whose records the caller may see (in events they see). */
   | { kind: 'person'; id: number; participationIds: readonly string[] | 'all' }

@@ -135,13 +135,13 @@ export async function changeGroup(db: TenantDb, access: Access, group: GroupRow,
   });
 }
 
+/** The path of a group's parent: "/1/4/9/" -> "/1/4/". */
+const parentPathOf = (path: string): string => path.slice(0, path.slice(0, -1).lastIndexOf('/') + 1);
+
 /**
  * DELETE /groups/{id}: `write` on the parent. The root is 422 for those with `write` on it, 403
  * for others; then the first of: subgroups, active memberships, upcoming events.
  */
-/** The path of a group's parent: "/1/4/9/" -> "/1/4/". */
-const parentPathOf = (path: string): string => path.slice(0, path.slice(0, -1).lastIndexOf('/') + 1);
-
 export async function removeGroup(db: TenantDb, access: Access, group: GroupRow, ifMatch: string | undefined): Promise<void> {
   if (group.parent_id === null) {
     if (!atLeast(access.on(group.path), 'write')) throw errors.unauthorized();

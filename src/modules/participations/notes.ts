@@ -11,8 +11,8 @@ export interface NotesReader {
 /**
  * Who may read a participation's notes: the event's managers, the person, and their guardians.
  * Anyone else who sees the participation (someone who sees both the person and the event) gets
- * it without the `notes` field. The one place this is decided; every answer that shows a
- * participation asks here.
+ * it without the `notes` field. The one place this is decided: every JSON answer that shows a
+ * participation asks here; the participant CSV, which has a `notes` column, is for managers only.
  */
 export const mayReadNotes = ({ manager, ownOrWard }: NotesReader): boolean => manager || ownOrWard;
 

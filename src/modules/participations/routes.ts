@@ -14,7 +14,7 @@ import { Envelope } from '../../http/schemas.js';
 import { requireVisibleEvent, viewerOf } from '../events/rules.js';
 import { householdOf, type Access, canSeePerson } from '../permissions/rules.js';
 import { participantsCsv } from './csv.js';
-import { listEventParticipations, listPersonParticipations } from './queries.js';
+import { listEventParticipations, listPersonParticipations, personExists } from './queries.js';
 import { changeParticipation, register, requireVisibleParticipation, summaryOf } from './rules.js';
 import {
   EventParticipationsQuery,
@@ -68,9 +68,10 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
     },
     async (request, reply) => {
       const { access, ...found } = visibleEvent.found(request);
-      // Whoever is not a manager registers only themself or a ward.
       const created = await register(request.tenant.db, access, found, tokenMayWrite(request), request.body);
-      return sendInOrder(reply.header('etag', etagOf(created.version)), 201, ok({ participation: toApiParticipation(created, mayReadNotes({ manager: found.manager, ownOrWard: !found.manager })) }));
+      const ownOrWard = !found.manager && (await householdOf(request.tenant.db, access)).personIds.includes(Number(created.person_id));
+      const participation = toApiParticipation(created, mayReadNotes({ manager: found.manager, ownOrWard }));
+      return sendInOrder(reply.header('etag', etagOf(created.version)), 201, ok({ participation }));
     },
   );
 
@@ -94,10 +95,12 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
       const access = await accessOf(request);
       const { event, manager } = await requireVisibleEvent(request.tenant.db, access, idOf(request));
       const { query } = request;
+      // Managers list every participation; others their household's (themself and their wards).
+      const household = manager ? null : (await householdOf(request.tenant.db, access)).personIds;
       const filters = {
         ...(query.state !== undefined ? { state: query.state } : {}),
         ...(query.role !== undefined ? { role: query.role } : {}),
-        ...(manager ? {} : { personIds: (await householdOf(request.tenant.db, access)).personIds }),
+        ...(household !== null ? { personIds: household } : {}),
       };
       const list = `event-participations:${Number(event.id)}`;
       if (wantsCsv(request)) {
@@ -108,10 +111,11 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
       }
       const after = query.cursor === undefined ? null : Number(cursors.decode(list, query.cursor)[0]);
       const limit = limitOf(query);
-      // Others than managers are shown their household's participations only (filters above).
       const rows = await listEventParticipations(request.tenant.db, Number(event.id), filters, after, limit);
       const page = cursors.page(list, rows, limit, (row) => [Number(row.id)]);
-      return sendInOrder(reply, 200, ok({ participations: page.rows.map((row) => toApiParticipation(row, mayReadNotes({ manager, ownOrWard: !manager }))), next_cursor: page.nextCursor }));
+      const shown = (row: (typeof rows)[number]) =>
+        toApiParticipation(row, mayReadNotes({ manager, ownOrWard: household?.includes(Number(row.person_id)) ?? false }));
+      return sendInOrder(reply, 200, ok({ participations: page.rows.map(shown), next_cursor: page.nextCursor }));
     },
   );
 
@@ -182,7 +186,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
       const access = await accessOf(request);
       // Someone the caller may not see is not found, as on GET /people/{id}.
       const personId = idOf(request);
-      if (personId === null || !(await canSeePerson(db, access, personId))) throw errors.notFound('Person');
+      if (personId === null || !(await personExists(db, personId)) || !(await canSeePerson(db, access, personId))) throw errors.notFound('Person');
       const viewer = await viewerOf(db, access);
       const list = `person-participations:${personId}`;
       const { query } = request;

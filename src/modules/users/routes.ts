@@ -12,7 +12,7 @@ const PROHIBITED = ['id', 'username', 'password', ...RECORD_FIELDS.slice(1)];
 
 
 /** The users module's routes: the caller's own record (GET /user, of the original interface) and its self-service extensions. */
-const userRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (app, { tokenPrefix }) => {
+const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // HOT PATH (see docs/architecture.md). The answer's JSON is made by this route's own
   // response serializer once per user object rather than once per request (profile: 1.5 us and
   // 2.4 KB of garbage per request). The verifier keeps one user object per token row it read and makes

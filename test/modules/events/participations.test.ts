@@ -617,6 +617,16 @@ describe('participations', () => {
     expect(hidden.json()).toEqual(PERSON_NOT_FOUND);
   });
 
+  it("answers a person's participations 404 for someone who does not exist or was erased, also to an admin on the root", async () => {
+    const erased = await kid('Gone');
+    expect((await w.call('admin', 'DELETE', `/people/${erased}`)).statusCode).toBe(204);
+    for (const id of [erased, 99_999_999]) {
+      const answer = await w.call('admin', 'GET', `/people/${id}/participations`);
+      expect(answer.statusCode, answer.body).toBe(404);
+      expect(answer.json()).toEqual(PERSON_NOT_FOUND);
+    }
+  });
+
   it('sums up an event for the kitchen and the lifeguard, for managers only', async () => {
     const event = await camp({ capacity: 3 });
     const person = (name: string, is_vegetarian: boolean, can_swimm: boolean) => kid(name, { is_vegetarian, can_swimm });

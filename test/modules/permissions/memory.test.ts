@@ -5,7 +5,7 @@ import { openStorage } from '../../../src/server/first-start.js';
 import type { Storage } from '../../../src/db/storage.js';
 import { buildTestApp, hostOf, JSON_HEADERS, PASSWORD, type TestApp } from '../../helpers/app.js';
 import { createGroupMemory } from '../../../src/modules/groups/memory.js';
-import { ROLES_KEPT_MS } from '../../../src/db/tenant-memory.js';
+import { ROWS_KEPT_MS } from '../../../src/db/tenant-memory.js';
 
 /**
  * The role memory keeps a caller's memberships between requests. A changed permission acts
@@ -46,7 +46,7 @@ describe('role memory', () => {
     expect((await factsNow()).roles).toEqual([]);
     expect((await factsNow()).root.id).toBe(root);
     await grantElsewhere(person.id);
-    clock += ROLES_KEPT_MS - 1;
+    clock += ROWS_KEPT_MS - 1;
     expect((await factsNow()).roles).toEqual([]);
     clock += 1;
     expect((await factsNow()).roles).toMatchObject([{ groupId: root, permission: 'write' }]);
@@ -171,7 +171,7 @@ describe('role memory', () => {
     expect((await groupOf('demo', db, troop))?.name).toBe('Remembered troop');
     // Renamed by another process: seen once a second has passed since the read.
     await otherProcess.tenantDb('demo').updateTable('groups').set({ name: 'Renamed' }).where('id', '=', troop).execute();
-    clock += ROLES_KEPT_MS - 1;
+    clock += ROWS_KEPT_MS - 1;
     expect((await groupOf('demo', db, troop))?.name).toBe('Remembered troop');
     clock += 1;
     expect((await groupOf('demo', db, troop))?.name).toBe('Renamed');
