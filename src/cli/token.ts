@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { ABILITIES, ALL_GRANTED } from '../access/abilities.js';
+import { ABILITIES, ALL_GRANTED } from '../http/abilities.js';
 import { compileObjectValidator } from '../lib/validation.js';
 import { pruneExpiredTokens } from '../modules/tokens/prune.js';
 import { issueToken, listTokens, newTokenProblems, revokeAllTokens, revokeToken } from '../modules/tokens/rules.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { requireCaller, type Caller, type Requirement } from '../access/caller.js';
+import { requireCaller, type Caller, type Requirement } from './caller.js';
 import type { RequestTenant } from './tenant.js';
 
 // HOT PATH (see docs/architecture.md): bearer -> caller without a promise when the token row is remembered.

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { refuseUnknownQueryParameters } from '../../http/query.js';
-import { hasAbility } from '../../access/abilities.js';
+import { hasAbility } from '../../http/abilities.js';
 import { atLeast } from '../permissions/levels.js';
 import { errors } from '../../errors.js';
 import { callerOf } from '../../http/auth.js';

@@ -1,4 +1,4 @@
-import type { Caller } from '../../access/caller.js';
+import type { Caller } from '../../http/caller.js';
 import type { Authenticator } from '../../http/auth.js';
 import type { RequestTenant } from '../../http/tenant.js';
 import { LAST_USED_WRITE_INTERVAL_MS, type LastUseRecorder } from './last-use.js';

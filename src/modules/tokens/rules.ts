@@ -1,4 +1,4 @@
-import { abilitiesBeyond, ALL_GRANTED } from '../../access/abilities.js';
+import { abilitiesBeyond, ALL_GRANTED } from '../../http/abilities.js';
 import type { TenantDb } from '../../db/types.js';
 import { fieldMessages, type FieldErrors } from '../../errors.js';
 import { toApiTimestamp, toApiTimestampOrNull, toDbTimestamp } from '../../lib/time.js';

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { ABILITIES } from '../../access/abilities.js';
+import { ABILITIES } from '../../http/abilities.js';
 import { Timestamp } from '../../http/schemas.js';
 import { StoredText } from '../../lib/validation.js';
 

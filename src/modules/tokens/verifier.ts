@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import type { Caller } from '../../access/caller.js';
+import type { Caller } from '../../http/caller.js';
 import type { CacheChange } from '../../db/invalidation/queries.js';
 import type { Storage } from '../../db/storage.js';
 import type { TenantDatabase } from '../../db/types.js';

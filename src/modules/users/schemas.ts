@@ -99,7 +99,7 @@ export const NewUserSchema = Type.Object({
 export type NewUser = Static<typeof NewUserSchema>;
 export const validateNewUser = compileObjectValidator<NewUser>(NewUserSchema);
 
-declare module '../../access/caller.js' {
+declare module '../../http/caller.js' {
   /** A request's caller carries their GET /user record. */
   interface CallerProfile extends ApiUser {}
 }

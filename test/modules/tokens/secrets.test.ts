@@ -8,7 +8,7 @@ import {
   storedTokenDigest,
   tokenSecretMatches,
 } from '../../../src/modules/tokens/secrets.js';
-import { abilitiesBeyond, hasAbility } from '../../../src/access/abilities.js';
+import { abilitiesBeyond, hasAbility } from '../../../src/http/abilities.js';
 
 /** Independent crc32b (the IEEE polynomial, as PHP's hash('crc32b')) to check the checksum. */
 function crc32b(text: string): string {
