@@ -1,7 +1,7 @@
 import type { ParticipationRole, ParticipationState, TenantDb, EventRow } from '../../db/types.js';
 import { errors, ruleMessages } from '../../errors.js';
 import { requireIfMatch } from '../../http/etag.js';
-import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
+import { toDbTimestamp } from '../../lib/time.js';
 import { managesGroup, managesLockedEvent, requireVisibleEvent, type FoundEvent, findEventWithGroup } from '../events/rules.js';
 import { canSeePerson, householdOf, type Access, type Household } from '../permissions/rules.js';
 import { acceptedFacts, countByStateAndRole, findParticipation, type ParticipationItemRow, personExists } from './queries.js';
@@ -11,6 +11,7 @@ import { isSelfServiceTransition, isTransition } from './states.js';
 import { actorOf, changedFields, noteUpdated, transact } from '../../recording/recorder.js';
 import type { NewParticipation, ParticipationUpdate } from './schemas.js';
 import { HIDDEN_NOTES } from './notes.js';
+import { mayTakePartIn, registrationOpen } from './who-may-register.js';
 
 /** What the caller may do with an event's participations: as a manager, or for their household. */
 export interface Rights {
@@ -23,16 +24,11 @@ export async function rightsOn(db: TenantDb, access: Access, found: Pick<FoundEv
   return { manages: found.manager && tokenMayWrite, household: await householdOf(db, access) };
 }
 
-/** Whether the registration window is open at `now` (no bound: always open on that side). */
-function registrationOpen(event: EventRow, now: string): boolean {
-  const opens = event.registration_opens_at === null ? null : normaliseDbTimestamp(event.registration_opens_at);
-  const closes = event.registration_closes_at === null ? null : normaliseDbTimestamp(event.registration_closes_at);
-  return (opens === null || opens <= now) && (closes === null || now <= closes);
-}
-
 /**
- * POST /events/{id}/participations: the caller registers themself or a
- * ward; managers (with `events:write`) anyone they see, in any role, also outside the window.
+ * POST /events/{id}/participations: the caller registers themself or a ward when that person may
+ * take part and registration is open (who-may-register.ts); managers (with `events:write`) anyone
+ * they see, in any role, also outside the window. Refusals come in this order: 404 (the person is
+ * not seen), 403 (who may register whom), 422 closed, 422 already registered (seats.ts).
  * The seat, the queue or "full" is decided with the event's row locked (seats.ts), in this
  * instance's next turn of registrations for the event (registration-turns.ts).
  */
@@ -47,6 +43,7 @@ export async function register(db: TenantDb, access: Access, found: FoundEvent, 
   }
   const role: ParticipationRole = input.role ?? 'participant';
   if (role !== 'participant' && !rights.manages) throw errors.unauthorized();
+  if (!rights.manages && !(await mayTakePartIn(db, access, personId, found.group.path))) throw errors.unauthorized();
   const now = toDbTimestamp(new Date());
   if (!rights.manages && !registrationOpen(found.event, now)) throw errors.ruleBroken('event', ruleMessages.registrationClosed);
   const registration = { personId, role, notes: input.notes ?? null, at: now, actorId: actorOf(access) };
