@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import Type, { type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { isValidSlug } from './lib/tenant-hosts.js';
+import { canonicalTimeZone } from './lib/time.js';
 
 /**
  * The pauses, in seconds, before each retry of a failed message: about
@@ -119,6 +120,8 @@ export interface Config {
   readonly webhooksAllowPrivate: boolean;
   /** Seconds to wait after the 1st, 2nd, ... failure of a webhook message; disabled after the last. */
   readonly webhookRetrySchedule: readonly number[];
+  /** The time zone of the tenant a first start creates: `TZ` when it names an IANA zone, else UTC. */
+  readonly firstTenantTimeZone: string;
 }
 
 export class ConfigError extends Error {
@@ -177,6 +180,15 @@ function parseOrigins(raw: string): string[] {
     }
   }
   return origins;
+}
+
+/**
+ * The IANA zone that `TZ` names (the C library also takes ":Europe/Zurich"), or UTC when it names
+ * none (unset, a POSIX rule such as "CET-1CEST", a file path): a club's "today" must follow its
+ * own summer time.
+ */
+function zoneOfTz(tz: string | undefined): string {
+  return canonicalTimeZone((tz ?? '').replace(/^:/, '')) ?? 'UTC';
 }
 
 /** Reads the environment into a frozen, typed Config, or throws a ConfigError naming the variable. */
@@ -244,5 +256,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changesRetentionDays: parsed.CHANGES_RETENTION_DAYS,
     webhooksAllowPrivate: parsed.WEBHOOKS_ALLOW_PRIVATE,
     webhookRetrySchedule,
+    firstTenantTimeZone: zoneOfTz(env.TZ),
   });
 }

@@ -72,4 +72,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16' }).trustProxy).toEqual(['10.0.0.1', '192.168.0.0/16']);
   });
+
+  it('takes the first tenant\'s time zone from TZ when it names an IANA zone, else UTC', () => {
+    expect(loadConfig({}).firstTenantTimeZone).toBe('UTC');
+    expect(loadConfig({ TZ: 'Europe/Zurich' }).firstTenantTimeZone).toBe('Europe/Zurich');
+    expect(loadConfig({ TZ: ':america/new_york' }).firstTenantTimeZone).toBe('America/New_York');
+    for (const tz of ['CET-1CEST', '/etc/localtime', '+01:00', 'Mars/Olympus', '']) expect(loadConfig({ TZ: tz }).firstTenantTimeZone, tz).toBe('UTC');
+  });
 });

@@ -9,10 +9,11 @@ export function registerTenantCommands(program: Command): void {
     .command('create <slug>')
     .description('create a tenant and its database')
     .option('--name <text>', 'display name (defaults to the slug)')
-    .action((slug: string, options: { name?: string }) =>
+    .option('--timezone <zone>', 'time zone (IANA name, e.g. Europe/Zurich) in which its days begin and end (default UTC)')
+    .action((slug: string, options: { name?: string; timezone?: string }) =>
       withStorage(async (storage) => {
-        const row = await createTenant(storage, slug, options.name);
-        process.stdout.write(`created tenant "${row.slug}" (${row.name})\n`);
+        const row = await createTenant(storage, slug, options.name, options.timezone);
+        process.stdout.write(`created tenant "${row.slug}" (${row.name}), time zone ${row.timezone}\n`);
       }),
     );
 

@@ -1,9 +1,10 @@
 /** What a token may be allowed to do. `*` grants everything, present and future. */
 export const ABILITIES = [
   '*', 'user:read', 'user:write', 'tokens:read', 'tokens:write',
-  // Beyond the original interface: groups, people and role types, then events, the change feed and webhooks.
+  // Beyond the original interface: groups, people and role types, then events, the change feed and
+  // webhooks; the tenant's settings and messages to members are the endpoints that come with the web app.
   'people:read', 'people:write', 'groups:read', 'groups:write', 'roles:write',
-  'events:read', 'events:write', 'changes:read', 'webhooks:write',
+  'events:read', 'events:write', 'changes:read', 'webhooks:write', 'tenant:write', 'messages:write',
 ] as const;
 export type Ability = (typeof ABILITIES)[number];
 

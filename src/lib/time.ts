@@ -32,3 +32,16 @@ export const toApiTimestampOrNull = (value: string | Date | null): string | null
 
 /** Any timestamp text another database gives back (see toApiTimestamp) in the stored form. */
 export const normaliseDbTimestamp = (value: string | Date): string => toApiTimestamp(value).replace('T', ' ').slice(0, -1);
+
+/**
+ * The canonical IANA name of a time zone ("europe/zurich" -> "Europe/Zurich"), or null when there
+ * is no such zone. Offsets ("+01:00") are not names: a tenant's "today" must follow summer time.
+ */
+export function canonicalTimeZone(zone: string): string | null {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(zone)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}

@@ -27,13 +27,13 @@ export interface FirstStartAccount {
 }
 
 /**
- * On an empty registry, creates DEFAULT_TENANT with a user "admin", administrator of the root
- * group, and a random password.
+ * On an empty registry, creates DEFAULT_TENANT (in the time zone `TZ` names, else UTC) with a user
+ * "admin", administrator of the root group, and a random password.
  * Returns that account once; every later start finds tenants and returns null.
  */
 export async function seedFirstStart(storage: Storage, config: Config): Promise<FirstStartAccount | null> {
   if (!config.defaultTenant || !(await hasNoTenants(storage))) return null;
-  const tenant = await createTenant(storage, config.defaultTenant, 'Demo');
+  const tenant = await createTenant(storage, config.defaultTenant, 'Demo', config.firstTenantTimeZone);
   const password = generatePassword();
   const db = storage.tenantDb(tenant.slug);
   const admin = await createUser(db, {

@@ -41,6 +41,15 @@ describe('groupadmin command line', () => {
     expect((await cli(['tenant', 'timezone', 'acme'])).status).toBe(2);
   });
 
+  it('creates a tenant in the time zone --timezone names, checked before anything is created', async () => {
+    const created = await cli(['tenant', 'create', 'zurich', '--timezone', 'europe/zurich']);
+    expect(created).toMatchObject({ status: 0, stdout: 'created tenant "zurich" (zurich), time zone Europe/Zurich\n' });
+    const bad = await cli(['tenant', 'create', 'mars', '--timezone', 'Mars/Olympus']);
+    expect(bad).toMatchObject({ status: 1, stderr: 'groupadmin: "Mars/Olympus" is not a time zone: use an IANA name such as Europe/Zurich\n' });
+    expect((await cli(['tenant', 'list'])).stdout).not.toContain('mars');
+    expect((await cli(['tenant', 'create', 'plain'])).stdout).toBe('created tenant "plain" (plain), time zone UTC\n');
+  });
+
   it('exits 2 on wrong usage', async () => {
     expect((await cli([])).status).toBe(2);
     expect((await cli(['frobnicate'])).status).toBe(2);

@@ -51,6 +51,22 @@ describe('the built server over real HTTP', () => {
     expect(server.output()).not.toContain('curl');
   });
 
+  it('gives the tenant of the first start the time zone TZ names', async () => {
+    const ownDir = mkdtempSync(join(tmpdir(), 'groupadmin-e2e-tz-'));
+    const zoned = await startServer({ ...env, DATA_DIR: ownDir, TZ: ':Europe/Zurich' });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const body = /-d '(\{.*\})'/.exec(zoned.output())![1]!;
+      const login = await http(zoned.port, { method: 'POST', path: '/api/login', headers: { 'content-type': 'application/json', accept: 'application/json' }, body });
+      const token = (json(login.body).api_key as { plainTextToken: string }).plainTextToken;
+      const tenant = await http(zoned.port, { path: '/api/tenant', headers: { accept: 'application/json', authorization: `Bearer ${token}` } });
+      expect(JSON.parse(tenant.body).data.tenant).toEqual({ slug: 'demo', name: 'Demo', timezone: 'Europe/Zurich' });
+    } finally {
+      await zoned.stop();
+      rmSync(ownDir, { recursive: true, force: true });
+    }
+  });
+
   it('drives login -> user -> revoke -> 401 for a tenant made with the CLI', async () => {
     await createTenantAndUser(env);
     const host = 'acme.localhost';

@@ -4,7 +4,7 @@ import { latestTenantMigration } from '../../db/migrations/index.js';
 import { readSetting, writeSetting } from '../../db/settings.js';
 import type { Storage } from '../../db/storage.js';
 import { slugProblem } from '../../lib/tenant-hosts.js';
-import { toDbTimestamp } from '../../lib/time.js';
+import { toDbTimestamp, canonicalTimeZone } from '../../lib/time.js';
 
 export class TenantError extends Error {
   override name = 'TenantError';
@@ -12,15 +12,23 @@ export class TenantError extends Error {
 
 /**
  * Creates a tenant: its database first (file or schema, fully migrated), then its registry row,
- * so no request ever finds a tenant whose tables are not there yet.
+ * so no request ever finds a tenant whose tables are not there yet. Its time zone is `timeZone`
+ * (an IANA name, checked before anything is created), UTC when none is given.
  */
-export async function createTenant(storage: Storage, slug: string, name?: string): Promise<TenantRow> {
+export async function createTenant(storage: Storage, slug: string, name?: string, timeZone?: string): Promise<TenantRow> {
   const problem = slugProblem(slug);
   if (problem) throw new TenantError(problem);
+  const timezone = timeZone === undefined ? null : canonicalTimeZone(timeZone);
+  if (timeZone !== undefined && !timezone) throw new TenantError(notAZone(timeZone));
   if (await findTenantBySlug(storage.registry, slug)) throw new TenantError(`tenant "${slug}" already exists`);
   await storage.provisionTenant(slug, { name: name ?? slug });
-  return insertTenant(storage.registry, { slug, name: name ?? slug, created_at: toDbTimestamp(new Date()) });
+  const row = await insertTenant(storage.registry, { slug, name: name ?? slug, created_at: toDbTimestamp(new Date()) });
+  if (!timezone || timezone === row.timezone) return row;
+  await updateTenantTimezone(storage.registry, slug, timezone);
+  return requireTenant(storage, slug);
 }
+
+const notAZone = (zone: string) => `"${zone}" is not a time zone: use an IANA name such as Europe/Zurich`;
 
 /** Every tenant, by slug. */
 export const listAllTenants = (storage: Pick<Storage, 'registry'>): Promise<TenantRow[]> => listTenants(storage.registry);
@@ -35,23 +43,10 @@ export async function requireTenant(storage: Storage, slug: string): Promise<Ten
   return tenant;
 }
 
-/**
- * The canonical IANA name of a time zone ("europe/zurich" -> "Europe/Zurich"), or null when there
- * is no such zone. Offsets ("+01:00") are not names: a tenant's "today" must follow summer time.
- */
-export function canonicalTimeZone(zone: string): string | null {
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(zone)) return null;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
-
 /** Sets the tenant's time zone; a TenantError names a tenant or zone that does not exist. */
 export async function setTenantTimezone(storage: Storage, slug: string, zone: string): Promise<TenantRow> {
   const timezone = canonicalTimeZone(zone);
-  if (!timezone) throw new TenantError(`"${zone}" is not a time zone: use an IANA name such as Europe/Zurich`);
+  if (!timezone) throw new TenantError(notAZone(zone));
   await requireTenant(storage, slug);
   await updateTenantTimezone(storage.registry, slug, timezone);
   return requireTenant(storage, slug);

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalTimeZone, setTenantTimezone, TenantError } from '../../../src/modules/tenants/rules.js';
+import { setTenantTimezone, TenantError } from '../../../src/modules/tenants/rules.js';
 import { issueToken } from '../../../src/modules/tokens/rules.js';
 import { buildTestApp, hostOf, JSON_HEADERS, type TestApp } from '../../helpers/app.js';
+import { canonicalTimeZone } from '../../../src/lib/time.js';
 
 describe('GET /api/tenant and the tenant time zone', () => {
   let t: TestApp;
