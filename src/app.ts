@@ -41,6 +41,7 @@ import membershipRoutes from './modules/memberships/routes.js';
 import peopleRoutes from './modules/people/routes.js';
 import peopleImportRoutes from './modules/people-import/routes.js';
 import userExportRoutes from './modules/user-export/routes.js';
+import userAccessRoutes from './modules/user-access/routes.js';
 import { createPersonJsonMemory } from './modules/people/json-memory.js';
 import eventRoutes from './modules/events/routes.js';
 import participationRoutes from './modules/participations/routes.js';
@@ -83,6 +84,9 @@ export interface AppDeps {
 }
 
 /** Builds the whole service without listening, so the server, the CLI and tests share it. */
+/** Longer than any request line Node accepts (MAX_HEADER_SIZE is at most 1 MiB): the router never refuses a parameter. */
+const MAX_PATH_PARAMETER_LENGTH = 1024 * 1024 + 1;
+
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const { storage } = deps;
   // Slow and greedy clients: bounded time for headers and for a whole request, bounded header size.
@@ -107,7 +111,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     return503OnClosing: false,
     genReqId: requestIdFor,
     rewriteUrl: decodableUrl,
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path parameter of any length reaches its route, which answers an id it cannot read like any
+    // unknown id (401 without a token, else 404) in the API's envelope with its rate-limit headers.
+    // The router's own limit (100) would answer 414 with the framework's body, before authentication.
+    // Node's header limit (MAX_HEADER_SIZE) bounds the request line, so no parameter is unbounded.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
   } as FastifyServerOptions) as unknown as FastifyInstance;
   app.server.maxConnections = config.maxConnections;
   app.setSerializerCompiler(serializerCompiler);
@@ -198,6 +206,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(peopleImportRoutes, { accessOf: resources.accessOf, bodyLimit: config.importBodyLimit, maxRows: config.importMaxRows });
       // GET /user/export gathers the person's data from every module.
       await api.register(userExportRoutes, { accessOf: resources.accessOf });
+      await api.register(userAccessRoutes, { accessOf: resources.accessOf, storage });
       await api.register(peopleRoutes, { ...resources, groupOf: (request, id) => groupOf(request.tenant.slug, request.tenant.db, id), peopleJson });
       // Events: camps and meetings, registration, waiting lists.
       await api.register(eventRoutes, resources);

@@ -360,6 +360,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/user/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What I may do
+         * @description The caller, the tenant, the role types, the caller's memberships active today with their groups' names, the permission held in each of those groups, the wards and the token of this request: what a client needs to offer only what the caller may do, in one request. Any valid token, whatever its abilities; the API checks every call again.
+         */
+        get: operations["getUserAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/people": {
         parameters: {
             query?: never;
@@ -563,7 +583,7 @@ export interface paths {
         put?: never;
         /**
          * Register for an event
-         * @description Oneself or a ward (`events:read`), or, for managers with `events:write`, any person they see, in any role, also outside the registration window. The answer's state: pending (approval needed), accepted, or waitlisted; else 422 The event is full.
+         * @description Oneself or a ward (`events:read`) who may take part (an active membership in the event's group or below it, or `read` on it), while registration is open (until `registration_closes_at`, or the start); or, for managers with `events:write`, any person they see, in any role, at any time. The answer's state: pending (approval needed), accepted, or waitlisted; else 422 The event is full.
          */
         post: operations["register"];
         delete?: never;
@@ -743,7 +763,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show a webhook */
+        /**
+         * Show a webhook
+         * @description Without its secret (only the answer that created it shows that). ETag: the version of the webhook.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
@@ -1094,6 +1117,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1131,6 +1156,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2146,7 +2173,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    abilities?: ("*" | "user:read" | "user:write" | "tokens:read" | "tokens:write" | "people:read" | "people:write" | "groups:read" | "groups:write" | "roles:write" | "events:read" | "events:write" | "changes:read" | "webhooks:write")[];
+                    abilities?: ("*" | "user:read" | "user:write" | "tokens:read" | "tokens:write" | "people:read" | "people:write" | "groups:read" | "groups:write" | "roles:write" | "events:read" | "events:write" | "changes:read" | "webhooks:write" | "tenant:write" | "messages:write")[];
                     /** Format: date-time */
                     expires_at?: string;
                 };
@@ -2580,7 +2607,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -3116,6 +3143,10 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3184,6 +3215,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3203,6 +3236,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3298,6 +3333,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3382,7 +3419,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -3397,6 +3434,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3566,10 +3605,13 @@ export interface operations {
     deleteGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -3772,10 +3814,13 @@ export interface operations {
     updateGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -3799,6 +3844,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4267,6 +4314,10 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4330,6 +4381,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4349,6 +4402,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4444,6 +4499,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4525,7 +4582,10 @@ export interface operations {
     deleteRoleType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The role type key */
                 key: string;
@@ -4731,7 +4791,10 @@ export interface operations {
     updateRoleType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The role type key */
                 key: string;
@@ -4757,6 +4820,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5024,7 +5089,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -5246,6 +5311,10 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5317,6 +5386,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5336,6 +5407,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5431,6 +5504,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5512,10 +5587,13 @@ export interface operations {
     deleteMembership: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -5718,10 +5796,13 @@ export interface operations {
     updateMembership: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -5745,6 +5826,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6037,6 +6120,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6097,6 +6182,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6116,6 +6203,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6211,6 +6300,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6563,6 +6654,200 @@ export interface operations {
             };
         };
     };
+    getUserAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            user: {
+                                id: number;
+                                firstname: string;
+                                lastname: string;
+                            };
+                            tenant: {
+                                slug: string;
+                                name: string;
+                                /** @description IANA time zone name; "today" for memberships and events is a date there */
+                                timezone: string;
+                            };
+                            role_types: {
+                                key: string;
+                                label: string;
+                                permission: "none" | "read" | "write" | "admin";
+                                scope: "group" | "subtree";
+                            }[];
+                            /** @description The caller's memberships active today (in the tenant's time zone), by id */
+                            memberships: {
+                                id: number;
+                                group_id: number;
+                                group_name: string;
+                                role_type: string;
+                                /** Format: date */
+                                start_on: string;
+                                end_on: string | null;
+                            }[];
+                            /** @description One entry per group where the caller holds an active membership: the strongest permission there and its scope (subtree over group at equal permission), by group id */
+                            permissions: {
+                                group_id: number;
+                                permission: "none" | "read" | "write" | "admin";
+                                scope: "group" | "subtree";
+                            }[];
+                            /** @description The caller's wards, in name order */
+                            wards: {
+                                id: number;
+                                firstname: string;
+                                lastname: string;
+                            }[];
+                            /** @description The token of this request ("this device") */
+                            token_id: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     listPeople: {
         parameters: {
             query?: {
@@ -6594,6 +6879,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description With `Accept: text/csv`: attachment; filename="<name>.csv" */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6831,6 +7118,10 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6911,6 +7202,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6930,6 +7223,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7025,6 +7320,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7109,7 +7406,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -7124,6 +7421,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7304,10 +7603,13 @@ export interface operations {
     erasePerson: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -7510,10 +7812,13 @@ export interface operations {
     updatePerson: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -7557,6 +7862,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7839,7 +8146,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8029,7 +8336,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8230,7 +8537,7 @@ export interface operations {
             };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8251,6 +8558,10 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8331,6 +8642,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8350,6 +8663,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8445,6 +8760,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8529,9 +8846,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The person */
-                id: string;
+                id: number;
                 /** @description The guardian */
-                guardian_id: string;
+                guardian_id: number;
             };
             cookie?: never;
         };
@@ -9150,6 +9467,10 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9230,6 +9551,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9249,6 +9572,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9344,6 +9669,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9428,7 +9755,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9443,6 +9770,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9623,10 +9952,13 @@ export interface operations {
     deleteEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9829,10 +10161,13 @@ export interface operations {
     updateEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9865,6 +10200,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10148,7 +10485,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10163,6 +10500,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description With `Accept: text/csv`: attachment; filename="<name>.csv" */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10347,7 +10686,7 @@ export interface operations {
             };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10370,6 +10709,10 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10446,6 +10789,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10465,6 +10810,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10560,6 +10907,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10644,7 +10993,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10838,10 +11187,13 @@ export interface operations {
     updateParticipation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10865,6 +11217,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11142,7 +11496,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -11546,7 +11900,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -11744,7 +12098,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -11942,7 +12296,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -12348,6 +12702,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12597,7 +12953,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -12612,6 +12968,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12782,10 +13140,13 @@ export interface operations {
     deleteWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -12988,10 +13349,13 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -13018,6 +13382,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The version of the resource, quoted ("7"); send it back in If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13289,7 +13655,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -13485,7 +13851,7 @@ export interface operations {
             };
             path: {
                 /** @description The id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -13500,6 +13866,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13555,6 +13923,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13574,6 +13944,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13631,6 +14003,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

@@ -75,19 +75,19 @@ export function createClient(options: ClientOptions) {
     tokens: {
       list: () => api.GET('/tokens'),
       create: (body: Body<'createToken'>) => api.POST('/tokens', { body }),
-      revoke: (id: number) => api.DELETE('/tokens/{id}', { params: { path: { id: String(id) } } }),
+      revoke: (id: number) => api.DELETE('/tokens/{id}', { params: { path: { id } } }),
       revokeAllOthers: () => api.DELETE('/tokens'),
     },
     /** The group tree. */
     groups: {
       list: (query: Query<'listGroups'> = {}) => api.GET('/groups', { params: { query } }),
-      get: (id: number) => api.GET('/groups/{id}', { params: { path: { id: String(id) } } }),
+      get: (id: number) => api.GET('/groups/{id}', { params: { path: { id } } }),
       create: (body: Body<'createGroup'>) => api.POST('/groups', { body }),
       update: (id: number, body: Body<'updateGroup'>, ifMatch?: string) =>
-        api.PATCH('/groups/{id}', { params: { path: { id: String(id) } }, body, ...withIfMatch(ifMatch) }),
-      delete: (id: number, ifMatch?: string) => api.DELETE('/groups/{id}', { params: { path: { id: String(id) } }, ...withIfMatch(ifMatch) }),
+        api.PATCH('/groups/{id}', { params: { path: { id } }, body, ...withIfMatch(ifMatch) }),
+      delete: (id: number, ifMatch?: string) => api.DELETE('/groups/{id}', { params: { path: { id } }, ...withIfMatch(ifMatch) }),
       memberships: (id: number, query: Query<'listGroupMemberships'> = {}) =>
-        api.GET('/groups/{id}/memberships', { params: { path: { id: String(id) }, query } }),
+        api.GET('/groups/{id}/memberships', { params: { path: { id }, query } }),
     },
     /** The catalogue of role types. */
     roleTypes: {
@@ -100,75 +100,76 @@ export function createClient(options: ClientOptions) {
     /** People, their memberships, guardians and the caller's wards. */
     people: {
       list: (query: Query<'listPeople'> = {}) => api.GET('/people', { params: { query } }),
-      get: (id: number) => api.GET('/people/{id}', { params: { path: { id: String(id) } } }),
+      get: (id: number) => api.GET('/people/{id}', { params: { path: { id } } }),
       create: (body: Body<'createPerson'>) => api.POST('/people', { body }),
       update: (id: number, body: Body<'updatePerson'>, ifMatch?: string) =>
-        api.PATCH('/people/{id}', { params: { path: { id: String(id) } }, body, ...withIfMatch(ifMatch) }),
-      erase: (id: number, ifMatch?: string) => api.DELETE('/people/{id}', { params: { path: { id: String(id) } }, ...withIfMatch(ifMatch) }),
+        api.PATCH('/people/{id}', { params: { path: { id } }, body, ...withIfMatch(ifMatch) }),
+      erase: (id: number, ifMatch?: string) => api.DELETE('/people/{id}', { params: { path: { id } }, ...withIfMatch(ifMatch) }),
       memberships: (id: number, query: Query<'listPersonMemberships'> = {}) =>
-        api.GET('/people/{id}/memberships', { params: { path: { id: String(id) }, query } }),
-      guardians: (id: number) => api.GET('/people/{id}/guardians', { params: { path: { id: String(id) } } }),
+        api.GET('/people/{id}/memberships', { params: { path: { id }, query } }),
+      guardians: (id: number) => api.GET('/people/{id}/guardians', { params: { path: { id } } }),
       addGuardian: (id: number, guardianId: number) =>
-        api.POST('/people/{id}/guardians', { params: { path: { id: String(id) } }, body: { guardian_id: guardianId } }),
+        api.POST('/people/{id}/guardians', { params: { path: { id } }, body: { guardian_id: guardianId } }),
       removeGuardian: (id: number, guardianId: number) =>
-        api.DELETE('/people/{id}/guardians/{guardian_id}', { params: { path: { id: String(id), guardian_id: String(guardianId) } } }),
+        api.DELETE('/people/{id}/guardians/{guardian_id}', { params: { path: { id, guardian_id: guardianId } } }),
       wards: () => api.GET('/user/wards'),
     },
     /** Who holds which role where, and when. */
     memberships: {
       create: (body: Body<'createMembership'>) => api.POST('/memberships', { body }),
       update: (id: number, body: Body<'updateMembership'>, ifMatch?: string) =>
-        api.PATCH('/memberships/{id}', { params: { path: { id: String(id) } }, body, ...withIfMatch(ifMatch) }),
-      delete: (id: number, ifMatch?: string) => api.DELETE('/memberships/{id}', { params: { path: { id: String(id) } }, ...withIfMatch(ifMatch) }),
+        api.PATCH('/memberships/{id}', { params: { path: { id } }, body, ...withIfMatch(ifMatch) }),
+      delete: (id: number, ifMatch?: string) => api.DELETE('/memberships/{id}', { params: { path: { id } }, ...withIfMatch(ifMatch) }),
     },
     /** Events: camps, meetings and courses. */
     events: {
       list: (query: Query<'listEvents'> = {}) => api.GET('/events', { params: { query } }),
-      get: (id: number) => api.GET('/events/{id}', { params: { path: { id: String(id) } } }),
+      get: (id: number) => api.GET('/events/{id}', { params: { path: { id } } }),
       create: (body: Body<'createEvent'>) => api.POST('/events', { body }),
       update: (id: number, body: Body<'updateEvent'>, ifMatch?: string) =>
-        api.PATCH('/events/{id}', { params: { path: { id: String(id) } }, body, ...withIfMatch(ifMatch) }),
-      delete: (id: number, ifMatch?: string) => api.DELETE('/events/{id}', { params: { path: { id: String(id) } }, ...withIfMatch(ifMatch) }),
-      summary: (id: number) => api.GET('/events/{id}/summary', { params: { path: { id: String(id) } } }),
+        api.PATCH('/events/{id}', { params: { path: { id } }, body, ...withIfMatch(ifMatch) }),
+      delete: (id: number, ifMatch?: string) => api.DELETE('/events/{id}', { params: { path: { id } }, ...withIfMatch(ifMatch) }),
+      summary: (id: number) => api.GET('/events/{id}/summary', { params: { path: { id } } }),
     },
     /** Registration, the waiting list and the participant lists. */
     participations: {
-      register: (eventId: number, body: Body<'register'>) => api.POST('/events/{id}/participations', { params: { path: { id: String(eventId) } }, body }),
+      register: (eventId: number, body: Body<'register'>) => api.POST('/events/{id}/participations', { params: { path: { id: eventId } }, body }),
       list: (eventId: number, query: Query<'listEventParticipations'> = {}) =>
-        api.GET('/events/{id}/participations', { params: { path: { id: String(eventId) }, query } }),
+        api.GET('/events/{id}/participations', { params: { path: { id: eventId }, query } }),
       /** The participant list as CSV text (managers). */
       async csv(eventId: number, query: Query<'listEventParticipations'> = {}) {
         const result = await api.GET('/events/{id}/participations', {
-          params: { path: { id: String(eventId) }, query },
+          params: { path: { id: eventId }, query },
           headers: { Accept: 'text/csv' },
           parseAs: 'text',
         });
         return result as unknown as { data?: string; error?: unknown; response: Response };
       },
       update: (id: number, body: Body<'updateParticipation'>, ifMatch?: string) =>
-        api.PATCH('/participations/{id}', { params: { path: { id: String(id) } }, body, ...withIfMatch(ifMatch) }),
+        api.PATCH('/participations/{id}', { params: { path: { id } }, body, ...withIfMatch(ifMatch) }),
       ofPerson: (personId: number, query: Query<'listPersonParticipations'> = {}) =>
-        api.GET('/people/{id}/participations', { params: { path: { id: String(personId) }, query } }),
+        api.GET('/people/{id}/participations', { params: { path: { id: personId }, query } }),
     },
     /** The change feed: every change in commit order; keep `next_after` and ask again with `after`. */
     changes: {
       list: (query: Query<'listChanges'> = {}) => api.GET('/changes', { params: { query } }),
       /** History: a resource's change records, newest first. */
-      ofPerson: (id: number, query: Query<'personHistory'> = {}) => api.GET('/people/{id}/history', { params: { path: { id: String(id) }, query } }),
-      ofGroup: (id: number, query: Query<'groupHistory'> = {}) => api.GET('/groups/{id}/history', { params: { path: { id: String(id) }, query } }),
-      ofEvent: (id: number, query: Query<'eventHistory'> = {}) => api.GET('/events/{id}/history', { params: { path: { id: String(id) }, query } }),
+      ofPerson: (id: number, query: Query<'personHistory'> = {}) => api.GET('/people/{id}/history', { params: { path: { id }, query } }),
+      ofGroup: (id: number, query: Query<'groupHistory'> = {}) => api.GET('/groups/{id}/history', { params: { path: { id }, query } }),
+      ofEvent: (id: number, query: Query<'eventHistory'> = {}) => api.GET('/events/{id}/history', { params: { path: { id }, query } }),
     },
     /** Webhooks: signed deliveries of the change records (admin on the root). */
     webhooks: {
       list: (query: Query<'listWebhooks'> = {}) => api.GET('/webhooks', { params: { query } }),
-      get: (id: number) => api.GET('/webhooks/{id}', { params: { path: { id: String(id) } } }),
+      get: (id: number) => api.GET('/webhooks/{id}', { params: { path: { id } } }),
       /** The answer holds the signing secret; no later answer shows it again. */
       create: (body: Body<'createWebhook'>) => api.POST('/webhooks', { body }),
-      update: (id: number, body: Body<'updateWebhook'>) => api.PATCH('/webhooks/{id}', { params: { path: { id: String(id) } }, body }),
-      delete: (id: number) => api.DELETE('/webhooks/{id}', { params: { path: { id: String(id) } } }),
+      update: (id: number, body: Body<'updateWebhook'>, ifMatch?: string) =>
+        api.PATCH('/webhooks/{id}', { params: { path: { id } }, body, ...withIfMatch(ifMatch) }),
+      delete: (id: number, ifMatch?: string) => api.DELETE('/webhooks/{id}', { params: { path: { id } }, ...withIfMatch(ifMatch) }),
       deliveries: (id: number, query: Query<'listWebhookDeliveries'> = {}) =>
-        api.GET('/webhooks/{id}/deliveries', { params: { path: { id: String(id) }, query } }),
-      ping: (id: number) => api.POST('/webhooks/{id}/test', { params: { path: { id: String(id) } } }),
+        api.GET('/webhooks/{id}/deliveries', { params: { path: { id }, query } }),
+      ping: (id: number) => api.POST('/webhooks/{id}/test', { params: { path: { id } } }),
     },
   };
 }

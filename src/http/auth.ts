@@ -16,6 +16,10 @@ declare module 'fastify' {
      * body is read: 401 without a valid token, 403 without the ability, and only then 400/422.
      */
     requires?: Requirement;
+    /** The route's success answer carries `ETag` (etag.ts). Read only for the OpenAPI document. */
+    etag?: boolean;
+    /** The route honours `If-Match` (412 on an older version). Read only for the OpenAPI document. */
+    ifMatch?: boolean;
   }
 }
 

@@ -30,5 +30,8 @@ export const ok = <T>(data: T) => ({ success: true as const, message: 'success',
 /** The same envelope around `data` already written as JSON: the bytes `ok` gives through its schema. */
 export const okJsonText = (dataJson: string): string => `{"success":true,"message":"success","data":${dataJson}}`;
 
-/** Path parameters as the OpenAPI document shows them; parseId decides whether one names a row. */
+/**
+ * Path ids as the routes read them: text, so that parseId decides whether one names a row (anything
+ * else is the resource's 404, never a 422). The OpenAPI document shows them as integers (openapi.ts).
+ */
 export const IdParams = Type.Object({ id: Type.String({ description: 'The id' }) });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preParsingHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import secureJson from 'secure-json-parse';
 import { errors } from '../errors.js';
@@ -13,6 +13,35 @@ export function compileRequestValidator({ schema, httpPart }: { schema: unknown;
     return result.ok ? { value: result.value } : { error: errors.validation(result.fieldErrors) };
   };
 }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A POST that takes no body (DELETEs take none either): its Content-Type and body are ignored. */
+    takesNoBody?: boolean;
+  }
+}
+
+/** DELETEs and the POSTs that say so take no body: whatever a client sends along is not read. */
+const takesNoBody = (route: RouteOptions): boolean =>
+  (Array.isArray(route.method) ? route.method : [route.method]).every((method) => method === 'DELETE') ||
+  (route.config as { takesNoBody?: boolean } | undefined)?.takesNoBody === true;
+
+/**
+ * Makes the request look bodiless before Fastify looks for a body parser, so that a client's
+ * default `Content-Type: text/plain` (or any body) is never a 415 on an operation that reads none.
+ * Node discards the unread bytes when the answer is sent.
+ */
+const ignoreBody: preParsingHookHandler = (request, _reply, payload, done) => {
+  const { headers } = request;
+  if (headers['content-type'] !== undefined || headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0') {
+    delete headers['content-type'];
+    delete headers['transfer-encoding'];
+    headers['content-length'] = '0';
+  }
+  done(null, payload);
+};
+
+const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
 
 /**
  * JSON in: bodies are parsed without prototype pollution (`__proto__` and `constructor.prototype`
@@ -35,6 +64,9 @@ export default fp(
     app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parseJson);
 
     app.setValidatorCompiler(compileRequestValidator);
+    app.addHook('onRoute', (route) => {
+      if (takesNoBody(route)) route.preParsing = [...asList(route.preParsing), ignoreBody];
+    });
   },
   { name: 'json-body' },
 );

@@ -54,12 +54,64 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Reset': { description: 'Unix time (seconds) at which the window ends', schema: { type: 'integer' } },
 };
 
+// The headers below are declared from what a route says of itself: `config.etag` and
+// `config.ifMatch` (test/contract/openapi-headers.test.ts holds them to the handlers), the
+// Idempotency-Key header the idempotency plugin gives a POST, and a response that lists text/csv.
+// They are added to the document only: at run time the route's schemas stay as they are.
+
+const ETAG_HEADER = { type: 'string', description: 'The version of the resource, quoted ("7"); send it back in If-Match' };
+const IF_MATCH_HEADER = {
+  type: 'string',
+  description: 'Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins.',
+};
+const REPLAYED_HEADER = { type: 'string', enum: ['true'], description: 'This is the stored answer to an earlier request with the same Idempotency-Key, given again' };
+const DISPOSITION_HEADER = { type: 'string', description: 'With `Accept: text/csv`: attachment; filename="<name>.csv"' };
+
+/** The request header the idempotency plugin declares on the POST routes that take part (src/modules/idempotency). */
+const IDEMPOTENCY_KEY = 'idempotency-key';
+/**
+ * Answers given before an Idempotency-Key is claimed (the pipeline, the body's checks) and the
+ * refusal of a key in use are never stored, so never replayed; nor is a 5xx (the retry runs again).
+ */
+const NEVER_REPLAYED = new Set(['400', '401', '409', '413', '415', '419', '429']);
+
+type Schema = { headers?: Record<string, object>; content?: Record<string, unknown> };
+type ObjectSchema = { properties?: Record<string, unknown> };
+
+/** A copy of a response schema with more headers (the route's own schema is not touched). */
+const withResponseHeaders = (response: Schema, headers: Record<string, object>): Schema =>
+  Object.keys(headers).length === 0 ? response : { ...response, headers: { ...response.headers, ...headers } };
+
+/** The headers each documented answer of a route carries, from what the route declares. */
+function declareResponseHeaders(responses: Record<string, Schema>, route: { etag: boolean; idempotent: boolean }) {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const headers: Record<string, object> = {};
+      // A success with a body is the resource; a 204 has none to name.
+      if (route.etag && status.startsWith('2') && status !== '204') headers.ETag = ETAG_HEADER;
+      if (route.idempotent && Number(status) < 500 && !NEVER_REPLAYED.has(status)) headers['Idempotent-Replayed'] = REPLAYED_HEADER;
+      if (response.content?.['text/csv'] !== undefined) headers['Content-Disposition'] = DISPOSITION_HEADER;
+      return [status, withResponseHeaders(response, headers)];
+    }),
+  );
+}
+
+/** The route's header parameters with If-Match added. */
+function withIfMatch(headers: ObjectSchema | undefined): object {
+  return { type: 'object', ...headers, properties: { ...headers?.properties, 'If-Match': IF_MATCH_HEADER } };
+}
+
+type Parameter = { in?: string; name?: string; schema?: object };
 type OpenApiDocument = {
-  paths?: Record<string, Record<string, { responses?: Record<string, { headers?: object }> }>>;
+  paths?: Record<string, Record<string, { parameters?: Parameter[]; responses?: Record<string, { headers?: object }> }>>;
 };
 
-/** Every answer under /api carries the rate-limit headers; a 429 (and a 503 when known) adds Retry-After. */
-function addHeaders(document: OpenApiDocument): OpenApiDocument {
+/**
+ * Every answer under /api carries the rate-limit headers; a 429 (and a 503 when known) adds
+ * Retry-After. Path ids are integers from 1 in the document: at run time they stay strings, so
+ * that `abc`, `0` or 200 digits are the route's 404 rather than a 422 (parseId in before-body.ts).
+ */
+function completeDocument(document: OpenApiDocument): OpenApiDocument {
   for (const operations of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(operations)) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
@@ -68,7 +120,11 @@ function addHeaders(document: OpenApiDocument): OpenApiDocument {
           ...(status === '429' || status === '503'
             ? { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } }
             : {}),
+          ...response.headers,
         };
+      }
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'path' && (parameter.name === 'id' || parameter.name?.endsWith('_id'))) parameter.schema = { type: 'integer', minimum: 1 };
       }
     }
   }
@@ -124,16 +180,21 @@ export default fp<OpenApiOptions>(
           return { schema: { ...schema, hide: true }, url };
         }
         const method = Array.isArray(route.method) ? String(route.method[0]) : String(route.method);
-        const requires = (route.config as { requires?: string } | undefined)?.requires;
+        const { requires, etag, ifMatch } = (route.config ?? {}) as { requires?: string; etag?: boolean; ifMatch?: boolean };
         const original = ORIGINAL.has(`${method} ${url}`);
-        const responses = {
-          ...errorResponses(url, method, Boolean(schema?.body), Boolean(schema?.querystring), requires),
-          ...((schema?.response as Record<string, object> | undefined) ?? {}),
-        };
+        const requestHeaders = schema?.headers as ObjectSchema | undefined;
+        const responses = declareResponseHeaders(
+          {
+            ...errorResponses(url, method, Boolean(schema?.body), Boolean(schema?.querystring), requires),
+            ...((schema?.response as Record<string, Schema> | undefined) ?? {}),
+          },
+          { etag: etag === true, idempotent: requestHeaders?.properties?.[IDEMPOTENCY_KEY] !== undefined },
+        );
         return {
           url: url.slice('/api'.length),
           schema: {
             ...schema,
+            ...(ifMatch === true ? { headers: withIfMatch(requestHeaders) } : {}),
             response: responses,
             // Extensions name their resource's tag (groups, people ...); the rest are "extensions".
             tags: original ? ['original'] : ((schema as { tags?: string[] } | undefined)?.tags ?? ['extensions']),
@@ -142,7 +203,7 @@ export default fp<OpenApiOptions>(
           },
         };
       },
-      transformObject: (documents) => addHeaders((documents as { openapiObject: OpenApiDocument }).openapiObject) as never,
+      transformObject: (documents) => completeDocument((documents as { openapiObject: OpenApiDocument }).openapiObject) as never,
     });
 
     // Not under the tenant and rate-limit hooks: the contract is the same for everyone.

@@ -40,7 +40,7 @@ const authRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (ap
   app.post(
     '/logout',
     {
-      config: { requires: 'token' },
+      config: { requires: 'token', takesNoBody: true },
       schema: {
         operationId: 'logout',
         summary: 'Log out',

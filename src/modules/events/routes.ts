@@ -42,7 +42,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = asy
   app.get(
     '/events/:id',
     {
-      config: { requires: 'events:read' },
+      config: { requires: 'events:read', etag: true },
       schema: {
         params: IdParams,
         tags,
@@ -62,7 +62,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = asy
   app.post(
     '/events',
     {
-      config: { requires: 'events:write' },
+      config: { requires: 'events:write', etag: true },
       schema: {
         tags,
         operationId: 'createEvent',
@@ -87,7 +87,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = asy
   app.patch(
     '/events/:id',
     {
-      config: { requires: 'events:write' },
+      config: { requires: 'events:write', etag: true, ifMatch: true },
       preParsing: managed.preParsing,
       schema: {
         params: IdParams,
@@ -111,7 +111,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = asy
   app.delete(
     '/events/:id',
     {
-      config: { requires: 'events:write' },
+      config: { requires: 'events:write', ifMatch: true },
       preParsing: managed.preParsing,
       schema: {
         params: IdParams,

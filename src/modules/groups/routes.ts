@@ -43,7 +43,7 @@ const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = asy
   app.get(
     '/groups/:id',
     {
-      config: { requires: 'groups:read' },
+      config: { requires: 'groups:read', etag: true },
       schema: {
         params: IdParams,
         tags,
@@ -63,7 +63,7 @@ const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = asy
   app.post(
     '/groups',
     {
-      config: { requires: 'groups:write' },
+      config: { requires: 'groups:write', etag: true },
       schema: {
         tags,
         operationId: 'createGroup',
@@ -89,7 +89,7 @@ const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = asy
   app.patch(
     '/groups/:id',
     {
-      config: { requires: 'groups:write' },
+      config: { requires: 'groups:write', etag: true, ifMatch: true },
       preParsing: async (request) => {
         await writable.preParsing(request);
         const { group, access } = writable.found(request);
@@ -116,7 +116,7 @@ const groupRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = asy
   app.delete(
     '/groups/:id',
     {
-      config: { requires: 'groups:write' },
+      config: { requires: 'groups:write', ifMatch: true },
       preParsing: writable.preParsing,
       schema: {
         params: IdParams,

@@ -120,3 +120,15 @@ export function listPersonMemberships(db: TenantDb, personId: number, activeOnDa
   if (afterId !== null) query = query.where('m.id', '>', afterId);
   return query.orderBy('m.id').limit(limit + 1).execute();
 }
+
+/** The person's memberships active on `day`, each with its group's name, by id. */
+export function activeMembershipsWithGroups(db: TenantDb, personId: number, day: Day) {
+  return db
+    .selectFrom('memberships as m')
+    .innerJoin('groups as g', 'g.id', 'm.group_id')
+    .select(['m.id', 'm.group_id', 'g.name as group_name', 'm.role_type', 'm.start_on', 'm.end_on'])
+    .where('m.person_id', '=', personId)
+    .where(activeOn('m', day))
+    .orderBy('m.id')
+    .execute();
+}

@@ -72,7 +72,7 @@ const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> 
   app.post(
     '/memberships',
     {
-      config: { requires: 'people:write' },
+      config: { requires: 'people:write', etag: true },
       schema: {
         tags,
         operationId: 'createMembership',
@@ -100,7 +100,7 @@ const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> 
   app.patch(
     '/memberships/:id',
     {
-      config: { requires: 'people:write' },
+      config: { requires: 'people:write', etag: true, ifMatch: true },
       preParsing: writable.preParsing,
       schema: {
         params: IdParams,
@@ -124,7 +124,7 @@ const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> 
   app.delete(
     '/memberships/:id',
     {
-      config: { requires: 'people:write' },
+      config: { requires: 'people:write', ifMatch: true },
       preParsing: writable.preParsing,
       schema: {
         params: IdParams,

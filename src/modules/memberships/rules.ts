@@ -142,4 +142,11 @@ export async function removeMembership(db: TenantDb, access: Access, membership:
 }
 
 // What other modules use of this module's queries: named here, so that its tables stay its own.
-export { groupMembershipKey, insertMemberships, listGroupMemberships, listPersonMemberships, lockPersonForMemberships } from './queries.js';
+export {
+  activeMembershipsWithGroups,
+  groupMembershipKey,
+  insertMemberships,
+  listGroupMemberships,
+  listPersonMemberships,
+  lockPersonForMemberships,
+} from './queries.js';

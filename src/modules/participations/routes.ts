@@ -53,7 +53,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
   app.post(
     '/events/:id/participations',
     {
-      config: { requires: 'events:read' },
+      config: { requires: 'events:read', etag: true },
       preParsing: visibleEvent.preParsing,
       schema: {
         params: IdParams,
@@ -61,7 +61,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
         operationId: 'register',
         summary: 'Register for an event',
         description:
-          'Oneself or a ward (`events:read`), or, for managers with `events:write`, any person they see, in any role, also outside the registration window. The answer\'s state: pending (approval needed), accepted, or waitlisted; else 422 The event is full.',
+          'Oneself or a ward (`events:read`) who may take part (an active membership in the event\'s group or below it, or `read` on it), while registration is open (until `registration_closes_at`, or the start); or, for managers with `events:write`, any person they see, in any role, at any time. The answer\'s state: pending (approval needed), accepted, or waitlisted; else 422 The event is full.',
         body: NewParticipationSchema,
         response: { 201: ParticipationAnswer, 403: forbidden },
       },
@@ -146,7 +146,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
   app.patch(
     '/participations/:id',
     {
-      config: { requires: 'events:read' },
+      config: { requires: 'events:read', etag: true, ifMatch: true },
       preParsing: visibleParticipation.preParsing,
       schema: {
         params: IdParams,

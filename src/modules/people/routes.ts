@@ -98,7 +98,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
   app.get(
     '/people/:id',
     {
-      config: { requires: 'people:read' },
+      config: { requires: 'people:read', etag: true },
       schema: {
         params: IdParams,
         tags,
@@ -118,7 +118,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
   app.post(
     '/people',
     {
-      config: { requires: 'people:write' },
+      config: { requires: 'people:write', etag: true },
       schema: {
         tags,
         operationId: 'createPerson',
@@ -144,7 +144,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
   app.patch(
     '/people/:id',
     {
-      config: { requires: 'people:write' },
+      config: { requires: 'people:write', etag: true, ifMatch: true },
       preParsing: changeable.preParsing,
       schema: {
         params: IdParams,
@@ -169,7 +169,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
   app.delete(
     '/people/:id',
     {
-      config: { requires: 'people:write' },
+      config: { requires: 'people:write', ifMatch: true },
       schema: {
         params: IdParams,
         tags,
@@ -243,7 +243,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
   app.post(
     '/people/:id/guardians',
     {
-      config: { requires: 'people:write' },
+      config: { requires: 'people:write', etag: true },
       preParsing: guardianManager.preParsing,
       schema: {
         params: IdParams,

@@ -40,7 +40,7 @@ const roleTypeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = 
   app.post(
     '/role-types',
     {
-      config: { requires: 'roles:write' },
+      config: { requires: 'roles:write', etag: true },
       preParsing: admin.preParsing,
       schema: {
         tags,
@@ -60,7 +60,7 @@ const roleTypeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = 
   app.patch(
     '/role-types/:key',
     {
-      config: { requires: 'roles:write' },
+      config: { requires: 'roles:write', etag: true, ifMatch: true },
       preParsing: admin.preParsing,
       schema: {
         params: Type.Object({ key: Type.String({ description: 'The role type key' }) }),
@@ -83,7 +83,7 @@ const roleTypeRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = 
   app.delete(
     '/role-types/:key',
     {
-      config: { requires: 'roles:write' },
+      config: { requires: 'roles:write', ifMatch: true },
       preParsing: admin.preParsing,
       schema: {
         params: Type.Object({ key: Type.String({ description: 'The role type key' }) }),

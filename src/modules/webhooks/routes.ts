@@ -38,7 +38,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app
   app.post(
     '/webhooks',
     {
-      config: { requires },
+      config: { requires, etag: true },
       preParsing: admin.preParsing,
       schema: {
         tags,
@@ -84,9 +84,16 @@ const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app
   app.get(
     '/webhooks/:id',
     {
-      config: { requires },
+      config: { requires, etag: true },
       preParsing: admin.preParsing,
-      schema: { params: IdParams, tags, operationId: 'getWebhook', summary: 'Show a webhook', response: { 200: WebhookAnswer, 403: forbidden, 404: notFound } },
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'getWebhook',
+        summary: 'Show a webhook',
+        description: 'Without its secret (only the answer that created it shows that). ETag: the version of the webhook.',
+        response: { 200: WebhookAnswer, 403: forbidden, 404: notFound },
+      },
     },
     async (request, reply) => {
       admin.found(request);
@@ -99,7 +106,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app
   app.patch(
     '/webhooks/:id',
     {
-      config: { requires },
+      config: { requires, etag: true, ifMatch: true },
       preParsing: admin.preParsing,
       schema: {
         params: IdParams,
@@ -123,7 +130,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app
   app.delete(
     '/webhooks/:id',
     {
-      config: { requires },
+      config: { requires, ifMatch: true },
       preParsing: admin.preParsing,
       schema: {
         params: IdParams,
@@ -171,7 +178,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app
   app.post(
     '/webhooks/:id/test',
     {
-      config: { requires },
+      config: { requires, takesNoBody: true },
       preParsing: admin.preParsing,
       schema: {
         params: IdParams,
