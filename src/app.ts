@@ -42,6 +42,7 @@ import peopleRoutes from './modules/people/routes.js';
 import peopleImportRoutes from './modules/people-import/routes.js';
 import userExportRoutes from './modules/user-export/routes.js';
 import userAccessRoutes from './modules/user-access/routes.js';
+import agendaRoutes from './modules/agenda/routes.js';
 import { createPersonJsonMemory } from './modules/people/json-memory.js';
 import eventRoutes from './modules/events/routes.js';
 import participationRoutes from './modules/participations/routes.js';
@@ -211,6 +212,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // Events: camps and meetings, registration, waiting lists.
       await api.register(eventRoutes, resources);
       await api.register(participationRoutes, resources);
+      await api.register(agendaRoutes, resources);
       // Sync: the change feed, history and webhooks.
       await api.register(changeRoutes, resources);
       await api.register(historyRoutes, resources);

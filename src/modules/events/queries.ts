@@ -162,3 +162,50 @@ export async function isRegisteredAny(db: TenantDb, eventId: number, personIds: 
   const row = await db.selectFrom('participations').select('id').where('event_id', '=', eventId).where('person_id', 'in', personIds).executeTakeFirst();
   return row !== undefined;
 }
+
+/** What the family's agenda lists (the agenda module decides who the family is and what is open to them). */
+export interface AgendaSelection {
+  /** The caller and their wards. */
+  personIds: readonly number[];
+  /** The groups at or above an active membership of one of them: their events are open to the family. */
+  openGroupIds: readonly number[];
+  /** Database timestamps: now, and the span the events must overlap. */
+  now: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * The events overlapping the span that one of the family is registered for (any state but
+ * cancelled), or that are open to them now: in a group at or above one of their memberships,
+ * with registration open (from `registration_opens_at`, until `registration_closes_at` or else
+ * the start; who-may-register.ts in the participations module says the same in code). By
+ * `starts_at`, then id.
+ */
+export async function listAgendaEvents(db: TenantDb, selection: AgendaSelection, after: SortKey | null, limit: number): Promise<EventRow[]> {
+  const { personIds, openGroupIds, now, from, to } = selection;
+  let query = db
+    .selectFrom('events as e')
+    .selectAll('e')
+    .where('e.ends_at', '>=', from)
+    .where('e.starts_at', '<=', to)
+    .where((eb) => {
+      const registered = eb.exists(
+        eb
+          .selectFrom('participations as ap')
+          .select(sql.lit(1).as('one'))
+          .whereRef('ap.event_id', '=', 'e.id')
+          .where('ap.person_id', 'in', [...personIds])
+          .where('ap.state', '<>', 'cancelled'),
+      );
+      if (openGroupIds.length === 0) return registered;
+      const open = eb.and([
+        eb('e.group_id', 'in', [...openGroupIds]),
+        eb.or([eb('e.registration_opens_at', 'is', null), eb('e.registration_opens_at', '<=', now)]),
+        sql<SqlBool>`${now} < coalesce(e.registration_closes_at, e.starts_at)`,
+      ]);
+      return eb.or([registered, open]);
+    });
+  if (after) query = query.where(sql<SqlBool>`(e.starts_at, e.id) > (${after[0]}, ${after[1]})`);
+  return query.orderBy('e.starts_at').orderBy('e.id').limit(limit + 1).execute();
+}

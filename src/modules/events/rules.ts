@@ -222,5 +222,7 @@ export async function removeEvent(db: TenantDb, access: Access, found: FoundEven
 export {
   eventSortKey,
   findEventWithGroup,
+  listAgendaEvents,
   listVisibleEvents,
+  type AgendaSelection,
 } from './queries.js';

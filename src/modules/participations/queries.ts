@@ -207,3 +207,15 @@ export async function acceptedFacts(db: TenantDb, eventId: number) {
 /** Whether a person with this id exists (a registration for nobody is 404, as for someone unseen). */
 export const personExists = async (db: TenantDb, id: number): Promise<boolean> =>
   (await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+
+/** The participations of `personIds` in these events, in any state but cancelled. */
+export async function familyParticipations(db: TenantDb, eventIds: readonly number[], personIds: readonly number[]) {
+  if (eventIds.length === 0 || personIds.length === 0) return [];
+  return db
+    .selectFrom('participations')
+    .select(['id', 'event_id', 'person_id', 'state', 'waitlist_position'])
+    .where('event_id', 'in', [...eventIds])
+    .where('person_id', 'in', [...personIds])
+    .where('state', '<>', 'cancelled')
+    .execute();
+}
