@@ -11,6 +11,7 @@ import authPlugin, { enforceRequirement } from './http/auth.js';
 import batchedAnswers from './http/batched-answers.js';
 import errorHandler from './http/error-handler.js';
 import healthRoutes from './http/health.js';
+import csrfCookieRoute from './http/csrf-cookie.js';
 import jsonBody from './http/json-body.js';
 import openapi from './http/openapi.js';
 import { createRateLimits, type RateLimits } from './http/rate-limit/limiter.js';
@@ -22,6 +23,7 @@ import tenantPlugin, { requireKnownTenant, type TenantLookup } from './http/tena
 import { createLogger, lazyRequestLogger } from './lib/logger.js';
 import { toDbTimestamp } from './lib/time.js';
 import authRoutes from './modules/auth/routes.js';
+import sessionRoutes from './modules/auth/session-routes.js';
 import historyRoutes from './history/routes.js';
 import changeRoutes from './modules/changes/routes.js';
 import webhookRoutes from './modules/webhooks/routes.js';
@@ -54,6 +56,7 @@ import { readOrCreateSetting } from './db/settings.js';
 import { serializerCompiler } from './http/serializer.js';
 import { PACKAGE_ROOT } from './lib/package-root.js';
 import { createGroupMemory } from './modules/groups/memory.js';
+import { enforceCsrf } from './http/session.js';
 
 const { version: SERVICE_VERSION } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
 const REDIS_CONNECT_WAIT_MS = 2000;
@@ -130,6 +133,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(jsonBody);
   await app.register(healthRoutes, { storage });
   await app.register(openapi, { serviceDomain: config.serviceDomain, version: SERVICE_VERSION });
+  // After the OpenAPI plugin, which documents the routes registered after it.
+  await app.register(csrfCookieRoute);
 
   const directory = deps.directory ?? createTenantDirectory(storage);
   // The web app for group leaders and parents, at `/`: a client of the API like any other.
@@ -143,7 +148,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     onError: (err) => app.log.warn({ err }, 'could not record token use'),
   });
   const isCurrent = () => changeFeed.isCurrent();
-  const verifier = createTokenVerifier({ storage, isCurrent });
+  const sessions = { idleMs: config.sessionIdleMs, rememberMs: config.sessionRememberMs };
+  const verifier = createTokenVerifier({ storage, isCurrent, sessions });
   const peopleJson = createPersonJsonMemory({ isCurrent });
   // What this process changes, it forgets at once; what others change arrives through the feed.
   const forget = (change: CacheChange) => {
@@ -181,7 +187,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         hostRules: { serviceDomain: config.serviceDomain, defaultTenant: config.defaultTenant },
       });
       await api.register(authPlugin, {
-        authenticator: createTokenAuthenticator({ verifier, lastUse }),
+        authenticator: createTokenAuthenticator({ verifier, lastUse, sessions, onError: (err) => app.log.warn({ err }, 'could not delete an ended session') }),
         ...(deps.now ? { now: deps.now } : {}),
       });
       await api.register(rateLimitPlugin, { limits: rateLimits });
@@ -191,9 +197,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       api.setNotFoundHandler(app.routeNotFound);
       // One plugin per module: the original interface (login, current user) and its extensions.
       const { tokenPrefix } = config;
-      await api.register(authRoutes, { tokenPrefix });
+      await api.register(authRoutes, { tokenPrefix, sessions });
+      await api.register(sessionRoutes, { tokenPrefix, sessions });
       await api.register(userRoutes);
-      await api.register(tokenRoutes, { tokenPrefix });
+      await api.register(tokenRoutes, { tokenPrefix, sessions });
       await api.register(tenantRoutes, { storage });
       // The group administration core: groups, role types, people, memberships.
       const cursorsOf = (request: FastifyRequest) => cursors.scoped(cursorScope(request.tenant.slug, request.query as Record<string, unknown>));
@@ -237,6 +244,8 @@ async function sharedCursorSecret(storage: Storage): Promise<Buffer> {
 function admitRequest(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
   try {
     requireKnownTenant(request);
+    // After the tenant, the rate limit and routing (an unknown route stays 404), before 401/403 and the body.
+    if (!request.is404) enforceCsrf(request);
     enforceRequirement(request);
     done();
   } catch (err) {

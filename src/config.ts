@@ -54,6 +54,8 @@ const EnvSchema = Type.Object({
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 30_000 }),
   KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 72_000 }),
   MAX_HEADER_SIZE: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),
+  SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 525_600, default: 120 }),
+  SESSION_REMEMBER_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30 }),
   MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
   TLS_CERT_FILE: Type.String({ default: '' }),
   TLS_KEY_FILE: Type.String({ default: '' }),
@@ -122,6 +124,9 @@ export interface Config {
   readonly webhookRetrySchedule: readonly number[];
   /** The time zone of the tenant a first start creates: `TZ` when it names an IANA zone, else UTC. */
   readonly firstTenantTimeZone: string;
+  /** A browser's session ends after this long without a request; one asked to be remembered after the second. */
+  readonly sessionIdleMs: number;
+  readonly sessionRememberMs: number;
 }
 
 export class ConfigError extends Error {
@@ -257,5 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooksAllowPrivate: parsed.WEBHOOKS_ALLOW_PRIVATE,
     webhookRetrySchedule,
     firstTenantTimeZone: zoneOfTz(env.TZ),
+    sessionIdleMs: parsed.SESSION_IDLE_MINUTES * 60_000,
+    sessionRememberMs: parsed.SESSION_REMEMBER_DAYS * 86_400_000,
   });
 }

@@ -158,6 +158,7 @@ export const fieldMessages = {
   selectedInvalid: (field: string) => `The selected ${attribute(field)} is invalid.`,
   dateAfterOrEqual: (field: string, other: string) => `The ${attribute(field)} field must be a date after or equal to ${attribute(other)}.`,
   dateBeforeOrEqual: (field: string, other: string) => `The ${attribute(field)} field must be a date before or equal to ${attribute(other)}.`,
+  reservedTokenName: (name: string) => `The name ${name} is reserved.`,
   abilitiesBeyondToken: (beyond: readonly string[]) =>
     `The abilities field may not grant what this token lacks: ${beyond.join(', ')}.`,
   expiryBeyondToken: (expiresAt: string) => `The expires at field may not be later than this token's own expiry, ${expiresAt}.`,

@@ -51,10 +51,11 @@ export function registerTokenCommands(program: Command): void {
     .command('list <tenant> <username>')
     .description("list a user's tokens as JSON (as GET /api/tokens shows them; never the secrets)")
     .action((tenant: string, username: string) =>
-      withStorage(async (storage) => {
+      withStorage(async (storage, config) => {
         const db = await tenantDatabase(storage, tenant);
         const user = await requireUser(db, tenant, username);
-        const tokens = (await listTokens(db, user.id, null)).map((listed) => {
+        const sessions = { idleMs: config.sessionIdleMs, rememberMs: config.sessionRememberMs };
+        const tokens = (await listTokens(db, user.id, null, sessions)).map((listed) => {
           const { current: _current, ...item } = listed;
           return item;
         });
@@ -96,10 +97,10 @@ export function registerTokenCommands(program: Command): void {
   token
     .command('prune')
     .description('delete tokens that expired more than --hours ago, in every tenant')
-    .option('--hours <n>', 'how long after expiry a token is kept', nonNegativeNumber, 24)
+    .option('--hours <n>', 'how long after expiry a token is kept (browser sessions that ended by idleness go at once)', nonNegativeNumber, 24)
     .action((options: { hours: number }) =>
-      withStorage(async (storage) => {
-        const result = await pruneExpiredTokens(storage, options.hours);
+      withStorage(async (storage, config) => {
+        const result = await pruneExpiredTokens(storage, options.hours, { idleMs: config.sessionIdleMs, rememberMs: config.sessionRememberMs });
         process.stdout.write(`${result.deleted} expired token(s) pruned in ${result.tenants} tenant(s)\n`);
       }),
     );

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/csrf-cookie": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The XSRF-TOKEN cookie
+         * @description Sets the cookie XSRF-TOKEN (40 characters, readable by the page's script, SameSite=Lax, host-only; Secure over HTTPS), keeping one already set. Send its value as the X-XSRF-TOKEN header with POST /session and with every POST, PUT, PATCH and DELETE that the session cookie authenticates. Not counted by the rate limit.
+         */
+        get: operations["getCsrfCookie"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/login": {
         parameters: {
             query?: never;
@@ -59,6 +79,30 @@ export interface paths {
         put: operations["changePassword"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in a browser
+         * @description Checks a username and password as POST /login does (the same 401, 422 and limits), with the header X-XSRF-TOKEN equal to the XSRF-TOKEN cookie of GET /csrf-cookie (else 419). Sets the HttpOnly session cookie `groupadmin_session` (`__Host-groupadmin_session` over HTTPS) and a new XSRF-TOKEN; no token appears in the body. A session cookie sent along is replaced and its token deleted.
+         */
+        post: operations["signIn"];
+        /**
+         * Sign out
+         * @description Deletes the token that authenticated this request (the session cookie, or a bearer token) and clears the session cookie; 204 also without a valid session. With the session cookie, X-XSRF-TOKEN must match (else 419).
+         */
+        delete: operations["signOut"];
         options?: never;
         head?: never;
         patch?: never;
@@ -856,6 +900,110 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getCsrfCookie: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cookie is set */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     login: {
         parameters: {
             query?: never;
@@ -1010,7 +1158,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -1207,7 +1355,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -1306,7 +1454,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description With a bearer token: a fresh login token, as POST /login answers. Through the session cookie: the user, and a new session cookie (the token never appears in the body). */
             200: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -1345,6 +1493,18 @@ export interface operations {
                             };
                             /** @description <id>|<secret>; shown once */
                             plainTextToken: string;
+                        };
+                    } | {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            user: {
+                                id: number;
+                                username: string;
+                                email: string;
+                                firstname: string;
+                                lastname: string;
+                            };
                         };
                     };
                 };
@@ -1462,7 +1622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -1502,6 +1662,422 @@ export interface operations {
                         errors: {
                             [key: string]: string[];
                         };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key within 24 h gets the first answer again (Idempotent-Replayed: true). 1-255 visible ASCII characters. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    password: string;
+                    /** @description Keep the session for SESSION_REMEMBER_DAYS without a request, rather than SESSION_IDLE_MINUTES */
+                    remember?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            user: {
+                                id: number;
+                                username: string;
+                                email: string;
+                                firstname: string;
+                                lastname: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Login Fail, pls check password */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is in progress. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Login Fail, pls check password */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
                     };
                 };
             };
@@ -1915,7 +2491,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -2348,7 +2924,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -2540,7 +3116,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -2702,7 +3278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -3325,7 +3901,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -3725,7 +4301,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -4020,7 +4596,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -4491,7 +5067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -4702,7 +5278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -4991,7 +5567,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -5496,7 +6072,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -5707,7 +6283,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -6005,7 +6581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -6292,7 +6868,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -7312,7 +7888,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -7723,7 +8299,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -8050,7 +8626,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -8752,7 +9328,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -8943,7 +9519,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -9661,7 +10237,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -10072,7 +10648,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -10388,7 +10964,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -10899,7 +11475,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -11401,7 +11977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -13075,7 +13651,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -13474,7 +14050,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -13774,7 +14350,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -14209,7 +14785,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF token mismatch.: no Authorization header and Accept does not ask for JSON */
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
             419: {
                 headers: {
                     /** @description Requests allowed in the window */

@@ -1,4 +1,4 @@
-import type { Generated, Kysely, Selectable, SqlBool } from 'kysely';
+import type { ColumnType, Generated, Kysely, Selectable, SqlBool } from 'kysely';
 
 /**
  * Row shapes as the database holds them. Booleans come back as 0/1 from SQLite and as
@@ -59,6 +59,8 @@ export interface PersonalAccessTokensTable {
   expires_at: string | null;
   created_at: string;
   updated_at: string;
+  /** A browser's session: 0 ends after a short idle time, 1 was asked to be remembered; null: not a session. */
+  session_remember: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** The outbox of cache changes, written by triggers (see db/invalidation/relay.ts). */

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { requireCaller, type Caller, type Requirement } from './caller.js';
+import { clearSessionCookie, readSessionCookie } from './session.js';
 import type { RequestTenant } from './tenant.js';
 
 // HOT PATH (see docs/architecture.md): bearer -> caller without a promise when the token row is remembered.
@@ -16,6 +17,8 @@ declare module 'fastify' {
      * body is read: 401 without a valid token, 403 without the ability, and only then 400/422.
      */
     requires?: Requirement;
+    /** The route reads the session cookie itself (signing in replaces it): the pipeline does not authenticate with it. */
+    ignoresSessionCookie?: boolean;
     /** The route's success answer carries `ETag` (etag.ts). Read only for the OpenAPI document. */
     etag?: boolean;
     /** The route honours `If-Match` (412 on an older version). Read only for the OpenAPI document. */
@@ -30,6 +33,8 @@ declare module 'fastify' {
 export interface Authenticator {
   authenticateNow(tenant: RequestTenant, authorization: string, now: Date): Caller | null | undefined;
   authenticate(tenant: RequestTenant, authorization: string, now: Date): Promise<Caller | null>;
+  /** A session cookie's token did not authenticate: delete it if it is a session that ended (off the request's path). */
+  dropEndedSession(tenant: RequestTenant, authorization: string, now: Date): void;
 }
 
 /** The caller of a route that declares `config.requires` (the hook has already checked it). */
@@ -58,23 +63,43 @@ export interface AuthPluginOptions {
 export default fp<AuthPluginOptions>(
   async function auth(app: FastifyInstance, { authenticator, now = () => new Date() }) {
     app.decorateRequest('auth', null);
+    app.decorateRequest('sessionCookie', null);
     // Synchronous when the token row is in memory or on SQLite: no promise on the hot path.
-    app.addHook('onRequest', (request, _reply, done) => {
-      const authorization = request.headers.authorization;
-      if (authorization === undefined || request.tenant === null) return done();
+    app.addHook('onRequest', (request, reply, done) => {
+      let authorization = request.headers.authorization;
+      const tenant = request.tenant;
+      if (tenant === null) return done();
+      let fromCookie = false;
+      if (authorization === undefined) {
+        // No Authorization header: a browser's session cookie may stand in for it (session.ts).
+        const config = request.routeOptions.config;
+        if (config?.csrf === 'never') return done();
+        const cookie = readSessionCookie(request);
+        if (cookie === null) return done();
+        request.sessionCookie = cookie;
+        if (config?.ignoresSessionCookie === true) return done();
+        authorization = `Bearer ${cookie}`;
+        fromCookie = true;
+      }
       const moment = now();
       const accept = (found: Caller | null) => {
+        // A cookie authenticates only a session token; one that ended (or any other) is dropped.
+        if (fromCookie && found?.session == null) {
+          clearSessionCookie(reply, request);
+          if (found === null) authenticator.dropEndedSession(tenant, authorization, moment);
+          found = null;
+        }
         request.auth = found;
         done();
       };
       let immediate: Caller | null | undefined;
       try {
-        immediate = authenticator.authenticateNow(request.tenant, authorization, moment);
+        immediate = authenticator.authenticateNow(tenant, authorization, moment);
       } catch (err) {
         return done(err as Error);
       }
       if (immediate !== undefined) return accept(immediate);
-      authenticator.authenticate(request.tenant, authorization, moment).then(accept, done);
+      authenticator.authenticate(tenant, authorization, moment).then(accept, done);
     });
   },
   { name: 'auth', dependencies: ['tenant'] },

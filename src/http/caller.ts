@@ -16,7 +16,12 @@ export interface Caller {
   abilities: string[];
   /** When the token's last_used_at was last written (ms since epoch), or null if never. */
   lastUsedAtMs: number | null;
+  /** The token is a browser's session (a cookie carries it): how it ends by idleness; null for an API token. */
+  session: SessionKind | null;
 }
+
+/** A browser's session ends after a short idle time, or after a long one when asked to be remembered. */
+export type SessionKind = 'short' | 'remembered';
 
 /** What a route needs before its body is read: any valid token, or a token with this ability. */
 export type Requirement = Ability | 'token';

@@ -37,13 +37,15 @@ function errorResponses(url: string, method: string, hasBody: boolean, hasQuery:
     responses[422] = described('Validation failed', ValidationErrorSchema);
   }
   if (hasQuery) responses[422] = described('Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take', ValidationErrorSchema);
-  if (url === '/api/login') responses[401] = error('Login Fail, pls check password');
+  if (url === '/api/login' || url === '/api/session') responses[401] = error('Login Fail, pls check password');
   if (requires) {
     responses[401] = described('Missing, malformed, unknown, revoked or expired token', UnauthenticatedSchema);
     if (requires !== 'token') responses[403] = error('Invalid ability provided.');
   }
-  if (UNSAFE.has(method) && (hasBody || requires || url === '/api/login')) {
-    responses[419] = error('CSRF token mismatch.: no Authorization header and Accept does not ask for JSON');
+  if (UNSAFE.has(method)) {
+    responses[419] = error(
+      'CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON',
+    );
   }
   return responses;
 }
@@ -160,6 +162,12 @@ export default fp<OpenApiOptions>(
         components: {
           securitySchemes: {
             bearer: { type: 'http', scheme: 'bearer', description: 'A token from POST /login: "<id>|<secret>"' },
+            session: {
+              type: 'apiKey',
+              in: 'cookie',
+              name: 'groupadmin_session',
+              description: 'A browser\'s session from POST /session (`__Host-groupadmin_session` over HTTPS). Writes need the X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie (GET /csrf-cookie). Used only without an Authorization header.',
+            },
           },
         },
         tags: [
@@ -199,7 +207,7 @@ export default fp<OpenApiOptions>(
             // Extensions name their resource's tag (groups, people ...); the rest are "extensions".
             tags: original ? ['original'] : ((schema as { tags?: string[] } | undefined)?.tags ?? ['extensions']),
             ...(original ? {} : { 'x-extension': true }),
-            ...(requires ? { security: [{ bearer: [] }] } : {}),
+            ...(requires ? { security: [{ bearer: [] }, { session: [] }] } : {}),
           },
         };
       },

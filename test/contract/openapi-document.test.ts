@@ -35,7 +35,7 @@ describe('the OpenAPI document', () => {
     );
     expect(operations.sort()).toEqual([
       'DELETE /events/{id}', 'DELETE /groups/{id}', 'DELETE /memberships/{id}', 'DELETE /people/{id}', 'DELETE /people/{id}/guardians/{guardian_id}',
-      'DELETE /role-types/{key}', 'DELETE /tokens', 'DELETE /tokens/{id}', 'DELETE /webhooks/{id}', 'GET /changes', 'GET /events', 'GET /events/{id}', 'GET /events/{id}/history', 'GET /events/{id}/participations',
+      'DELETE /role-types/{key}', 'DELETE /session', 'DELETE /tokens', 'DELETE /tokens/{id}', 'DELETE /webhooks/{id}', 'GET /changes', 'GET /csrf-cookie', 'GET /events', 'GET /events/{id}', 'GET /events/{id}/history', 'GET /events/{id}/participations',
       'GET /events/{id}/summary', 'GET /groups', 'GET /groups/{id}', 'GET /groups/{id}/history',
       'GET /groups/{id}/memberships', 'GET /people', 'GET /people/{id}', 'GET /people/{id}/guardians', 'GET /people/{id}/history', 'GET /people/{id}/memberships',
       'GET /people/{id}/participations',
@@ -43,7 +43,7 @@ describe('the OpenAPI document', () => {
       'GET /webhooks', 'GET /webhooks/{id}', 'GET /webhooks/{id}/deliveries', 'PATCH /events/{id}', 'PATCH /groups/{id}', 'PATCH /memberships/{id}',
       'PATCH /participations/{id}',
       'PATCH /people/{id}', 'PATCH /role-types/{key}', 'PATCH /user', 'PATCH /webhooks/{id}', 'POST /events', 'POST /events/{id}/participations', 'POST /groups', 'POST /login', 'POST /logout', 'POST /memberships',
-      'POST /people', 'POST /people/import', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /tokens',
+      'POST /people', 'POST /people/import', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /session', 'POST /tokens',
       'POST /webhooks', 'POST /webhooks/{id}/test', 'PUT /user/password',
     ]);
     // A list that answers CSV too documents both.
@@ -65,7 +65,7 @@ describe('the OpenAPI document', () => {
 
   it('documents the bodies of success and every error, the bearer scheme and the rate-limit headers', () => {
     const user = document.paths['/user'].get;
-    expect(user.security).toEqual([{ bearer: [] }]);
+    expect(user.security).toEqual([{ bearer: [] }, { session: [] }]);
     expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     const okSchema = user.responses['200'].content['application/json'].schema;
     expect(Object.keys(okSchema.properties)).toHaveLength(17);

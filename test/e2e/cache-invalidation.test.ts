@@ -150,6 +150,27 @@ describe('every write path reaches the caches of every instance within a second'
       expect((await onA('POST', '/api/logout', token)).statusCode).toBe(200);
       await seenOnB(gone(token));
     },
+    'POST /session': async () => {
+      await t.addUser('demo', { username: 'sessionuser' });
+      const csrf = await onA('GET', '/api/csrf-cookie', null);
+      const xsrf = decodeURIComponent(/XSRF-TOKEN=([^;]+)/.exec(String(csrf.headers['set-cookie']))![1]!);
+      const signedIn = await t.app.inject({
+        method: 'POST',
+        url: '/api/session',
+        headers: { ...JSON_HEADERS, host: hostOf('demo'), cookie: `XSRF-TOKEN=${xsrf}`, 'x-xsrf-token': xsrf },
+        payload: { username: 'sessionuser', password: PASSWORD },
+      });
+      expect(signedIn.statusCode, signedIn.body).toBe(200);
+      const session = /groupadmin_session=([^;]+)/.exec(String(signedIn.headers['set-cookie']))![1]!;
+      const withCookie = async () =>
+        (await b.inject({ method: 'GET', url: '/api/user', headers: { ...JSON_HEADERS, host: hostOf('demo'), cookie: `groupadmin_session=${session}` } })).statusCode === 200;
+      await seenOnB(withCookie);
+    },
+    'DELETE /session': async () => {
+      const { token } = await rememberedOnB();
+      expect((await onA('DELETE', '/api/session', token)).statusCode).toBe(204);
+      await seenOnB(gone(token));
+    },
     'POST /tokens': async () => {
       const { token } = await rememberedOnB();
       const created = await onA('POST', '/api/tokens', token, { name: 'script' });

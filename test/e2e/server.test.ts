@@ -52,8 +52,10 @@ describe('the built server over real HTTP', () => {
   });
 
   it('gives the tenant of the first start the time zone TZ names', async () => {
+    // A storage of its own: a first start happens only where there is no tenant yet.
     const ownDir = mkdtempSync(join(tmpdir(), 'groupadmin-e2e-tz-'));
-    const zoned = await startServer({ ...env, DATA_DIR: ownDir, TZ: ':Europe/Zurich' });
+    const own = await testServices();
+    const zoned = await startServer({ ...env, ...own.env, DATA_DIR: ownDir, TZ: ':Europe/Zurich' });
     try {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const body = /-d '(\{.*\})'/.exec(zoned.output())![1]!;
@@ -63,6 +65,7 @@ describe('the built server over real HTTP', () => {
       expect(JSON.parse(tenant.body).data.tenant).toEqual({ slug: 'demo', name: 'Demo', timezone: 'Europe/Zurich' });
     } finally {
       await zoned.stop();
+      await own.cleanup();
       rmSync(ownDir, { recursive: true, force: true });
     }
   });

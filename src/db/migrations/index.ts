@@ -15,6 +15,7 @@ import * as indexPeopleInListOrder from './tenant/2026-11-24T22-00-00-index-peop
 import * as keepMembersInListOrder from './tenant/2026-11-25T10-00-00-keep-members-in-list-order.js';
 import * as moveVersionWithNames from './tenant/2026-11-25T21-00-00-move-version-with-names.js';
 import * as keepPersonVersionInListOrder from './tenant/2026-11-26T10-00-00-keep-person-version-in-list-order.js';
+import * as addTokenSessions from './tenant/2026-12-02T10-00-00-add-token-sessions.js';
 
 // Listed by hand rather than read from a folder, so the compiled service and the tests
 // run exactly the same set, whatever the file extension. Names sort by date.
@@ -49,6 +50,7 @@ export const tenantMigrationsFor = (tenant: TenantFacts): MigrationProvider =>
     '2026-11-25T10-00-00-keep-members-in-list-order': keepMembersInListOrder,
     '2026-11-25T21-00-00-move-version-with-names': moveVersionWithNames,
     '2026-11-26T10-00-00-keep-person-version-in-list-order': keepPersonVersionInListOrder,
+    '2026-12-02T10-00-00-add-token-sessions': addTokenSessions,
   });
 
 /** The name of the newest tenant migration. */

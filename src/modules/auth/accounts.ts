@@ -6,6 +6,7 @@ import { noteUpdated, transact } from '../../recording/recorder.js';
 import { issueToken, revokeAllTokens } from '../tokens/rules.js';
 import type { IssuedToken } from '../tokens/schemas.js';
 import { findUserById, setUserActive, updateUserPasswordHash } from '../users/rules.js';
+import type { SessionKind } from '../../http/caller.js';
 
 // What ends an account's sessions: a changed password or a deactivated account ends every
 // session at once. The change and the deletion of the user's tokens commit together or not at all.
@@ -50,6 +51,8 @@ export async function changeOwnPassword(
   currentPassword: string,
   newPassword: string,
   tokenPrefix: string,
+  /** Changed through a browser's session: the new token is a session of the same kind, so that device stays signed in. */
+  session?: SessionKind,
 ): Promise<IssuedToken | null> {
   const user = await findUserById(db, userId);
   if (!user || user.password === null) return null;
@@ -61,6 +64,6 @@ export async function changeOwnPassword(
     await updateUserPasswordHash(trx, user.id, hash, toDbTimestamp(now));
     noteUpdated(trx, 'person', user.id, { password: HIDDEN_PASSWORD }, { personId: user.id });
     await revokeAllTokens(trx, user.id);
-    return issueToken(trx, user.id, { tokenPrefix, now });
+    return issueToken(trx, user.id, { tokenPrefix, now, ...(session ? { session } : {}) });
   });
 }

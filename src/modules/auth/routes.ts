@@ -5,9 +5,12 @@ import { callerOf } from '../../http/auth.js';
 import { Envelope } from '../../http/schemas.js';
 import { revokeToken } from '../tokens/rules.js';
 import { login } from './rules.js';
-import { LoginAnswerSchema, LoginRequestSchema, toLoginAnswer } from './schemas.js';
+import { LoginAnswerSchema, LoginRequestSchema, toLoginAnswer, SessionUserSchema } from './schemas.js';
 import { changeOwnPassword } from './accounts.js';
 import { NewPassword } from '../users/schemas.js';
+import { setNewXsrfCookie, setSessionCookie } from '../../http/session.js';
+import { ok } from '../../http/before-body.js';
+import type { SessionLimits } from '../tokens/verifier.js';
 
 /** PUT /user/password's body. */
 const ChangePasswordSchema = Type.Object({
@@ -17,10 +20,12 @@ const ChangePasswordSchema = Type.Object({
 });
 
 /** The auth module's routes: POST /login (of the original interface), and the extensions POST /logout and PUT /user/password. */
-const authRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (app, { tokenPrefix }) => {
+const authRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string; sessions: SessionLimits }> = async (app, { tokenPrefix, sessions }) => {
   app.post(
     '/login',
     {
+      // An API client's login: a browser's session cookie sent along is neither used nor checked.
+      config: { csrf: 'never' },
       schema: {
         operationId: 'login',
         summary: 'Log in',
@@ -66,16 +71,26 @@ const authRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (ap
         summary: 'Change my password',
         description: "Checks the current password, sets the new one, revokes every token of the caller and answers like login.",
         body: ChangePasswordSchema,
-        response: { 200: LoginAnswerSchema },
+        response: {
+          200: Type.Union([LoginAnswerSchema, Envelope(Type.Object({ user: SessionUserSchema }))], {
+            description: 'With a bearer token: a fresh login token, as POST /login answers. Through the session cookie: the user, and a new session cookie (the token never appears in the body).',
+          }),
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const caller = callerOf(request);
       const { current_password, password, password_confirmation } = request.body;
       if (password !== password_confirmation) throw errors.invalidField('password', fieldMessages.confirmationMismatch('password'));
-      const issued = await changeOwnPassword(request.tenant.db, caller.user.id, current_password, password, tokenPrefix);
+      // Through a session, the device that changed it stays signed in with a new session of the same kind.
+      const session = request.headers.authorization === undefined ? caller.session : null;
+      const issued = await changeOwnPassword(request.tenant.db, caller.user.id, current_password, password, tokenPrefix, session ?? undefined);
       if (!issued) throw errors.invalidField('current_password', fieldMessages.passwordIncorrect());
-      return toLoginAnswer(caller.user, issued);
+      if (session === null) return toLoginAnswer(caller.user, issued);
+      setSessionCookie(reply, request, issued.plainTextToken, session, sessions.rememberMs);
+      setNewXsrfCookie(reply, request);
+      const { id, username, email, firstname, lastname } = caller.user;
+      return ok({ user: { id, username, email, firstname, lastname } });
     },
   );
 };

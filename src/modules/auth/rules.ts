@@ -1,4 +1,5 @@
 import type { TenantDb } from '../../db/types.js';
+import type { SessionKind } from '../../http/caller.js';
 import { issueToken } from '../tokens/rules.js';
 import type { IssuedToken } from '../tokens/schemas.js';
 import { findLoginUser, replacePasswordHash, type LoginUser } from '../users/rules.js';
@@ -17,7 +18,8 @@ export async function login(
   db: TenantDb,
   username: string,
   password: string,
-  options: { tokenPrefix: string; now?: Date },
+  /** `session`: the token is a browser's session (POST /session) rather than an API client's. */
+  options: { tokenPrefix: string; now?: Date; session?: SessionKind },
 ): Promise<LoginResult | null> {
   const user = await findLoginUser(db, username);
   if (!user) {
@@ -31,6 +33,6 @@ export async function login(
     // Imported bcrypt hashes become argon2id on the first successful login.
     await replacePasswordHash(db, user, await hashPassword(password));
   }
-  const issued = await issueToken(db, user.id, { tokenPrefix: options.tokenPrefix, now });
+  const issued = await issueToken(db, user.id, { tokenPrefix: options.tokenPrefix, now, ...(options.session ? { session: options.session } : {}) });
   return { user, issued };
 }

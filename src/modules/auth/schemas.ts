@@ -40,3 +40,6 @@ export function toLoginAnswer(user: Pick<ApiUser, 'id' | 'username' | 'email' | 
     api_key: issued,
   };
 }
+
+/** The signed-in user, as a session's answers show it: never a token. */
+export const SessionUserSchema = Type.Object({ id: Type.Integer(), username: Type.String(), email: Type.String(), firstname: Type.String(), lastname: Type.String() });

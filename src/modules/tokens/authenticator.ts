@@ -3,7 +3,8 @@ import type { Authenticator } from '../../http/auth.js';
 import type { RequestTenant } from '../../http/tenant.js';
 import { LAST_USED_WRITE_INTERVAL_MS, type LastUseRecorder } from './last-use.js';
 import { parseBearerHeader } from './secrets.js';
-import type { TokenVerifier } from './verifier.js';
+import type { TokenVerifier, SessionLimits } from './verifier.js';
+import { deleteSessionIfEnded } from './rules.js';
 
 // HOT PATH (see docs/architecture.md): runs for every request that carries a token.
 
@@ -12,7 +13,15 @@ import type { TokenVerifier } from './verifier.js';
  * token verified (from memory, or a synchronous read where the storage allows), and the use
  * noted for last_used_at, written in batches off the request's path.
  */
-export function createTokenAuthenticator({ verifier, lastUse }: { verifier: TokenVerifier; lastUse: LastUseRecorder }): Authenticator {
+export interface TokenAuthenticatorOptions {
+  verifier: TokenVerifier;
+  lastUse: LastUseRecorder;
+  sessions: SessionLimits;
+  /** Where a failed deletion of an ended session is reported (the sweep of `token prune` deletes it later). */
+  onError?: (err: unknown) => void;
+}
+
+export function createTokenAuthenticator({ verifier, lastUse, sessions, onError = () => {} }: TokenAuthenticatorOptions): Authenticator {
   /** last_used_at at most once per LAST_USED_WRITE_INTERVAL_MS per token. */
   const noteUse = (tenant: RequestTenant, found: Caller | null, moment: Date) => {
     if (!found) return found;
@@ -34,6 +43,10 @@ export function createTokenAuthenticator({ verifier, lastUse }: { verifier: Toke
       const bearer = parseBearerHeader(authorization);
       if (!bearer) return null;
       return noteUse(tenant, await verifier.verify(tenant.slug, tenant.db, bearer, now.getTime()), now);
+    },
+    dropEndedSession(tenant, authorization, now) {
+      const bearer = parseBearerHeader(authorization);
+      if (bearer) deleteSessionIfEnded(tenant.db, bearer.id, sessions, now).catch(onError);
     },
   };
 }

@@ -14,6 +14,8 @@ export interface NewToken {
   abilities: string[];
   expiresAt: string | null;
   now: string;
+  /** A browser's session: 0 short, 1 remembered; absent for an API token. */
+  sessionRemember?: number;
 }
 
 export function insertToken(db: TenantDb, token: NewToken): Promise<TokenRow> {
@@ -29,6 +31,7 @@ export function insertToken(db: TenantDb, token: NewToken): Promise<TokenRow> {
       expires_at: token.expiresAt,
       created_at: token.now,
       updated_at: token.now,
+      session_remember: token.sessionRemember ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -41,7 +44,7 @@ export async function tokenExpiry(db: TenantDb, tokenId: number): Promise<string
 }
 
 export interface TokenWithUser {
-  token: Pick<TokenRow, 'id' | 'token' | 'abilities' | 'last_used_at' | 'expires_at'>;
+  token: Pick<TokenRow, 'id' | 'token' | 'abilities' | 'last_used_at' | 'expires_at' | 'created_at' | 'session_remember'>;
   user: SessionUser;
 }
 
@@ -56,6 +59,8 @@ const lookupQuery = (db: TenantDb, tokenId: number) =>
       't.abilities as token_abilities',
       't.last_used_at as token_last_used_at',
       't.expires_at as token_expires_at',
+      't.created_at as token_created_at',
+      't.session_remember as token_session_remember',
     ])
     .where('t.id', '=', tokenId)
     .where('t.tokenable_type', '=', USER_TOKENABLE_TYPE);
@@ -101,7 +106,7 @@ export function findTokenWithUserNow(
 
 function fromLookupRow(row: LookupRow | undefined): TokenWithUser | undefined {
   if (!row) return undefined;
-  const { token_id, token_hash, token_abilities, token_last_used_at, token_expires_at, ...user } = row;
+  const { token_id, token_hash, token_abilities, token_last_used_at, token_expires_at, token_created_at, token_session_remember, ...user } = row;
   return {
     token: {
       id: token_id,
@@ -109,6 +114,8 @@ function fromLookupRow(row: LookupRow | undefined): TokenWithUser | undefined {
       abilities: token_abilities,
       last_used_at: token_last_used_at,
       expires_at: token_expires_at,
+      created_at: token_created_at,
+      session_remember: token_session_remember,
     },
     user,
   };
@@ -181,4 +188,39 @@ export async function deleteTokensExpiredBefore(db: TenantDb, expiredBefore: str
     .where('expires_at', '<', expiredBefore)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** Cut-offs of the two kinds of browser session, as database timestamps: a last use before them ended it. */
+export interface SessionCutoffs {
+  short: string;
+  remembered: string;
+}
+
+/**
+ * Deletes the browser sessions that have ended by idleness (their last use, or their creation
+ * when never used, before the cut-off of their kind); only `userId`'s or `tokenId` when given.
+ */
+export async function deleteEndedSessions(db: TenantDb, cutoffs: SessionCutoffs, only: { userId?: number; tokenId?: number } = {}): Promise<number> {
+  let query = db
+    .deleteFrom('personal_access_tokens')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('session_remember', '=', 0), eb(eb.fn.coalesce('last_used_at', 'created_at'), '<', cutoffs.short)]),
+        eb.and([eb('session_remember', '=', 1), eb(eb.fn.coalesce('last_used_at', 'created_at'), '<', cutoffs.remembered)]),
+      ]),
+    );
+  if (only.userId !== undefined) query = query.where('tokenable_type', '=', USER_TOKENABLE_TYPE).where('tokenable_id', '=', only.userId);
+  if (only.tokenId !== undefined) query = query.where('id', '=', only.tokenId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** The stored hash of a token, or undefined when there is no such token. */
+export async function storedTokenHash(db: TenantDb, tokenId: number): Promise<string | undefined> {
+  const row = await db.selectFrom('personal_access_tokens').select('token').where('id', '=', tokenId).executeTakeFirst();
+  return row?.token;
+}
+
+export async function deleteToken(db: TenantDb, tokenId: number): Promise<void> {
+  await db.deleteFrom('personal_access_tokens').where('id', '=', tokenId).execute();
 }

@@ -3,16 +3,17 @@ import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { callerOf } from '../../http/auth.js';
 import { Envelope, ErrorSchema, NoContent } from '../../http/schemas.js';
-import { errors } from '../../errors.js';
-import { listTokens, issueToken, newTokenProblems, revokeOtherTokens, revokeToken } from './rules.js';
+import { errors, fieldMessages } from '../../errors.js';
+import { listTokens, issueToken, newTokenProblems, revokeOtherTokens, revokeToken, SESSION_TOKEN_NAME } from './rules.js';
 import { NewTokenRequestSchema, NewTokenSchema, TokenListItemSchema } from './schemas.js';
 import { tokenExpiry } from './queries.js';
 import { toApiTimestamp } from '../../lib/time.js';
+import type { SessionLimits } from './verifier.js';
 
 const TOKEN_ID = /^[1-9]\d{0,14}$/;
 
 /** The tokens module's routes (extensions): one token per application, listed and revoked by its owner. */
-const tokenRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (app, { tokenPrefix }) => {
+const tokenRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string; sessions: SessionLimits }> = async (app, { tokenPrefix, sessions }) => {
   app.get(
     '/tokens',
     {
@@ -26,7 +27,7 @@ const tokenRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (a
     },
     async (request) => {
       const caller = callerOf(request);
-      return { success: true, message: 'success', data: { tokens: await listTokens(request.tenant.db, caller.user.id, caller.tokenId) } };
+      return { success: true, message: 'success', data: { tokens: await listTokens(request.tenant.db, caller.user.id, caller.tokenId, sessions) } };
     },
   );
 
@@ -44,6 +45,7 @@ const tokenRoutes: FastifyPluginAsyncTypebox<{ tokenPrefix: string }> = async (a
     },
     async (request, reply) => {
       const caller = callerOf(request);
+      if (request.body.name === SESSION_TOKEN_NAME) throw errors.invalidField('name', fieldMessages.reservedTokenName(SESSION_TOKEN_NAME));
       const abilities = [...new Set(request.body.abilities ?? ['*'])];
       const expiresAt = request.body.expires_at === undefined ? null : new Date(request.body.expires_at);
       const makerExpiry = await tokenExpiry(request.tenant.db, caller.tokenId);

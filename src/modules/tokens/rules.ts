@@ -9,6 +9,10 @@ import {
   insertToken,
   listTokensOfUser,
   type TokenRow,
+  deleteEndedSessions,
+  deleteToken,
+  storedTokenHash,
+  type SessionCutoffs,
 } from './queries.js';
 import type { AccessTokenRecord, IssuedToken, TokenListItem } from './schemas.js';
 import {
@@ -17,7 +21,12 @@ import {
   hashTokenSecret,
   LOGIN_TOKEN_NAME,
   parseAbilities,
+  parseBearerHeader,
+  storedTokenDigest,
+  tokenSecretMatches,
 } from './secrets.js';
+import type { SessionLimits } from './verifier.js';
+import type { SessionKind } from '../../http/caller.js';
 
 // Revoking a token deletes its row; the database announces the change to every instance's
 // caches by itself (db/invalidation), so nothing here publishes anything.
@@ -55,11 +64,17 @@ export interface IssueTokenOptions {
   abilities?: string[];
   expiresAt?: Date | null;
   now?: Date;
+  /** A browser's session: named `web session`, every ability, no expiry but by idleness. */
+  session?: SessionKind;
 }
+
+/** The name of every browser session's token; POST /tokens may not take it. */
+export const SESSION_TOKEN_NAME = 'web session';
 
 /** Creates a token for a user; only its hash is stored. */
 export async function issueToken(db: TenantDb, userId: number, options: IssueTokenOptions): Promise<IssuedToken> {
   const secret = generateTokenSecret(options.tokenPrefix);
+  const session = options.session === undefined ? {} : { name: SESSION_TOKEN_NAME, abilities: [...ALL_GRANTED], expiresAt: null, sessionRemember: options.session === 'remembered' ? 1 : 0 };
   const row = await insertToken(db, {
     userId,
     name: options.name ?? LOGIN_TOKEN_NAME,
@@ -67,6 +82,7 @@ export async function issueToken(db: TenantDb, userId: number, options: IssueTok
     abilities: options.abilities ?? [...ALL_GRANTED],
     expiresAt: options.expiresAt ? toDbTimestamp(options.expiresAt) : null,
     now: toDbTimestamp(options.now ?? new Date()),
+    ...session,
   });
   return { accessToken: toAccessTokenRecord(row), plainTextToken: formatPlainToken(Number(row.id), secret) };
 }
@@ -93,8 +109,31 @@ export function newTokenProblems(maker: TokenGrant, request: TokenGrant, now = D
   return null;
 }
 
-export async function listTokens(db: TenantDb, userId: number, currentTokenId: number | null): Promise<TokenListItem[]> {
+/** The user's tokens; with `sessions`, their sessions that ended by idleness are deleted first, so never listed. */
+export async function listTokens(db: TenantDb, userId: number, currentTokenId: number | null, sessions?: SessionLimits): Promise<TokenListItem[]> {
+  if (sessions) await deleteEndedSessions(db, sessionCutoffs(sessions, new Date()), { userId });
   return (await listTokensOfUser(db, userId)).map((row) => toTokenListItem(row, currentTokenId));
+}
+
+/** What ended a session at `now`: a last use before these moments. */
+export const sessionCutoffs = (limits: SessionLimits, now: Date): SessionCutoffs => ({
+  short: toDbTimestamp(new Date(now.getTime() - limits.idleMs)),
+  remembered: toDbTimestamp(new Date(now.getTime() - limits.rememberMs)),
+});
+
+/** Deletes the session token `tokenId` if it has ended by idleness (a cookie presented it after its end). */
+export const deleteSessionIfEnded = (db: TenantDb, tokenId: number, limits: SessionLimits, now = new Date()): Promise<number> =>
+  deleteEndedSessions(db, sessionCutoffs(limits, now), { tokenId });
+
+/**
+ * Deletes the token a plain text names, when the secret matches (compared in constant time): a
+ * session cookie sent along with a new sign-in is replaced, and its token must not live on.
+ */
+export async function revokePresentedToken(db: TenantDb, plainToken: string): Promise<void> {
+  const bearer = parseBearerHeader(`Bearer ${plainToken}`);
+  if (!bearer) return;
+  const stored = await storedTokenHash(db, bearer.id);
+  if (stored !== undefined && tokenSecretMatches(storedTokenDigest(stored), bearer.secret)) await deleteToken(db, bearer.id);
 }
 
 /** Revokes one of the user's tokens; false when the user has no token with that id. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import type { Caller } from '../../http/caller.js';
+import type { Caller, SessionKind } from '../../http/caller.js';
 import type { CacheChange } from '../../db/invalidation/queries.js';
 import type { Storage } from '../../db/storage.js';
 import type { TenantDatabase } from '../../db/types.js';
@@ -22,7 +22,29 @@ interface CachedToken {
   abilities: string[];
   expiresAtMs: number | null;
   lastUsedAtMs: number | null;
+  createdAtMs: number;
+  session: SessionKind | null;
 }
+
+/** How long a browser's session lasts without a request. */
+export interface SessionLimits {
+  idleMs: number;
+  rememberMs: number;
+}
+
+/**
+ * Whether a session token has ended by idleness at `now`: its last use (minute resolution, as
+ * last_used_at is written), or its creation when never used, lies further back than its limit.
+ */
+export function sessionEnded(session: SessionKind, lastActiveMs: number, limits: SessionLimits, now: number): boolean {
+  return now - lastActiveMs > (session === 'remembered' ? limits.rememberMs : limits.idleMs);
+}
+
+/** SESSION_IDLE_MINUTES and SESSION_REMEMBER_DAYS when not set: two hours, thirty days. */
+export const DEFAULT_SESSION_LIMITS: SessionLimits = Object.freeze({ idleMs: 120 * 60_000, rememberMs: 30 * 86_400_000 });
+
+export const sessionKindOf = (sessionRemember: number | null): SessionKind | null =>
+  sessionRemember === null ? null : Number(sessionRemember) === 1 ? 'remembered' : 'short';
 
 export interface TokenVerifier {
   /**
@@ -60,6 +82,8 @@ export interface TokenVerifierOptions {
    */
   maxAgeMs?: number;
   maxEntries?: number;
+  /** Browser sessions end by idleness (config SESSION_IDLE_MINUTES, SESSION_REMEMBER_DAYS; their defaults). */
+  sessions?: SessionLimits;
 }
 
 /** What the cache's fetch needs to read a token row. */
@@ -78,7 +102,7 @@ export const TOKEN_ROW_MAX_AGE_MS = 5 * 60_000;
  * instead of one per request, and many tenants cost no more than one. The secret is still checked
  * on every request: only the stored hash is remembered, and it is compared in constant time.
  */
-export function createTokenVerifier({ storage, isCurrent, maxAgeMs = TOKEN_ROW_MAX_AGE_MS, maxEntries = 50_000 }: TokenVerifierOptions): TokenVerifier {
+export function createTokenVerifier({ storage, isCurrent, maxAgeMs = TOKEN_ROW_MAX_AGE_MS, maxEntries = 50_000, sessions = DEFAULT_SESSION_LIMITS }: TokenVerifierOptions): TokenVerifier {
   const key = (tenant: string, tokenId: number) => `${tenant}\u0000${tokenId}`;
   const userKey = (tenant: string, userId: number) => `${tenant}\u0000${userId}`;
   const tokensOfUser = new Map<string, Set<string>>();
@@ -94,6 +118,8 @@ export function createTokenVerifier({ storage, isCurrent, maxAgeMs = TOKEN_ROW_M
     abilities: parseAbilities(found.token.abilities),
     expiresAtMs: msOrNull(found.token.expires_at),
     lastUsedAtMs: msOrNull(found.token.last_used_at),
+    createdAtMs: Date.parse(toApiTimestamp(found.token.created_at)),
+    session: sessionKindOf(found.token.session_remember),
   });
   const ownerOf = (cacheKey: string, entry: CachedToken) => userKey(cacheKey.slice(0, cacheKey.indexOf('\u0000')), entry.user.id);
 
@@ -135,7 +161,8 @@ export function createTokenVerifier({ storage, isCurrent, maxAgeMs = TOKEN_ROW_M
     if (!tokenSecretMatches(entry.tokenDigest, bearer.secret)) return null;
     if (!entry.active) return null;
     if (entry.expiresAtMs !== null && entry.expiresAtMs <= now) return null;
-    return { user: entry.user, tokenId: bearer.id, abilities: entry.abilities, lastUsedAtMs: entry.lastUsedAtMs };
+    if (entry.session !== null && sessionEnded(entry.session, entry.lastUsedAtMs ?? entry.createdAtMs, sessions, now)) return null;
+    return { user: entry.user, tokenId: bearer.id, abilities: entry.abilities, lastUsedAtMs: entry.lastUsedAtMs, session: entry.session };
   };
 
   // Expired rows are dropped when read; the rest are swept here, so memory follows the tokens in
