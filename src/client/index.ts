@@ -19,6 +19,16 @@ export interface ClientOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The XSRF-TOKEN cookie's value where there is a document (a browser), else null. */
+function xsrfCookie(): string | null {
+  const cookies = (globalThis as { document?: { cookie?: string } }).document?.cookie;
+  if (!cookies) return null;
+  const match = /(?:^|;\s*)XSRF-TOKEN=([^;]*)/.exec(cookies);
+  return match ? decodeURIComponent(match[1]!) : null;
+}
+
 /**
  * A typed client for the groupadmin API. Every call sends `Accept: application/json` (without it
  * the API answers some errors with 419) and, once there is a token, `Authorization: Bearer ...`.
@@ -46,6 +56,11 @@ export function createClient(options: ClientOptions) {
   api.use({
     onRequest({ request }) {
       if (token) request.headers.set('Authorization', `Bearer ${token}`);
+      // In a browser signed in with a session cookie, a write repeats the XSRF-TOKEN cookie in a header.
+      else if (!SAFE_METHODS.has(request.method)) {
+        const xsrf = xsrfCookie();
+        if (xsrf !== null) request.headers.set('X-XSRF-TOKEN', xsrf);
+      }
       return request;
     },
   });
@@ -62,6 +77,16 @@ export function createClient(options: ClientOptions) {
       if (result.data) token = result.data.api_key.plainTextToken;
       return result;
     },
+    /**
+     * In a browser on the tenant's own host: GET /csrf-cookie, then POST /session. The session
+     * cookie is HttpOnly, so this client never holds the credential; the browser sends it along.
+     */
+    async signIn(username: string, password: string, remember = false) {
+      await api.GET('/csrf-cookie');
+      return api.POST('/session', { body: { username, password, remember } });
+    },
+    /** DELETE /session: ends the browser's session (its cookie is cleared). */
+    signOut: () => api.DELETE('/session'),
     /** GET /user: the current user. */
     user: () => api.GET('/user'),
     /** GET /tenant: the tenant's slug, name and time zone. */

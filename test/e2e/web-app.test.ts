@@ -75,7 +75,7 @@ describe.runIf(browserAvailable)('the web app in a real browser', () => {
     expect(unknown.body).toContain('This address belongs to no group');
   });
 
-  it('logs in, edits the profile, switches to German and logs out, keeping the token out of every storage', async () => {
+  it('logs in, edits the profile, switches to German and logs out, with the credential in an HttpOnly cookie only', async () => {
     const { page, problems, requests } = await openPage(1280);
     await logIn(page);
     await page.getByLabel('City').fill('Bern');
@@ -89,17 +89,39 @@ describe.runIf(browserAvailable)('the web app in a real browser', () => {
       databases: (await indexedDB.databases()).length,
       cookie: document.cookie,
     }));
-    expect(storage).toEqual({ local: 0, session: 0, databases: 0, cookie: '' });
-    expect(await page.context().cookies()).toEqual([]);
+    // The page's script sees XSRF-TOKEN only; the session cookie is HttpOnly.
+    expect(storage).toMatchObject({ local: 0, session: 0, databases: 0 });
+    expect(storage.cookie).toMatch(/^XSRF-TOKEN=[A-Za-z0-9]{40}$/);
+    const cookies = await page.context().cookies();
+    expect(cookies.map((cookie) => cookie.name).sort()).toEqual(['XSRF-TOKEN', 'groupadmin_session']);
+    expect(cookies.find((cookie) => cookie.name === 'groupadmin_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect(cookies.find((cookie) => cookie.name === 'XSRF-TOKEN')).toMatchObject({ httpOnly: false });
 
     await page.getByLabel('Language').selectOption('de');
     await page.getByRole('heading', { name: 'Mein Profil' }).waitFor();
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('de');
     await page.getByRole('button', { name: 'Abmelden' }).click();
     await page.getByRole('button', { name: 'Anmelden' }).waitFor();
-    expect(requests).toContain('POST /api/logout');
+    expect(requests).toContain('DELETE /api/session');
+    expect((await page.context().cookies()).map((cookie) => cookie.name)).toEqual(['XSRF-TOKEN']);
     // No page load after the first: the app is one page.
     expect(requests.filter((request) => request === 'GET /')).toHaveLength(1);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  it('stays signed in across a reload and in a second tab, until signed out', async () => {
+    const { page, problems } = await openPage(1280);
+    await logIn(page);
+    await page.reload();
+    await page.getByRole('heading', { name: 'My profile' }).waitFor();
+    const second = await page.context().newPage();
+    await second.goto(`${base}/#/wards`);
+    await second.getByRole('button', { name: 'Log out' }).waitFor();
+    await second.getByRole('button', { name: 'Log out' }).click();
+    await second.getByRole('button', { name: 'Log in' }).waitFor();
+    await page.reload();
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
     expect(problems).toEqual([]);
     await page.context().close();
   }, 60_000);

@@ -16,6 +16,8 @@ import { client, troubleOf, type Trouble } from './session.js';
 function App() {
   const [language, setLanguage] = useState<Language>(browserLanguage());
   const [session, setSession] = useState<Session | null>(null);
+  // A browser that is still signed in (the session cookie) skips the login page.
+  const [restoring, setRestoring] = useState(true);
   const [notice, setNotice] = useState<string | null>(null);
   const route = useRoute();
   // A notice is about the page it appeared on.
@@ -43,18 +45,27 @@ function App() {
     const today = todayIn(timeZone);
     const access = user.data && tenant.data ? await loadAccess(user.data.id, today) : null;
     if (!user.data || !access) {
-      // No half-started session: the token just issued is given back.
+      // No half-started session: the session just begun is ended.
       report(user.data ? { kind: 'failed', status: 0 } : troubleOf(user.response, user.error));
-      await client.logout().catch(() => undefined);
+      await client.signOut().catch(() => undefined);
       return;
     }
     setNotice(null);
     setSession({ personId: user.data.id, username, timeZone, today, access });
   };
-  /** The session ends only when the API ended the token; otherwise the page says why not. */
+  useEffect(() => {
+    // XSRF-TOKEN is set by every sign-in: without it this browser has no session to look for.
+    if (!document.cookie.includes('XSRF-TOKEN=')) return setRestoring(false);
+    client
+      .user()
+      .then((user) => (user.data ? start(user.data.username) : undefined))
+      .catch(() => undefined)
+      .finally(() => setRestoring(false));
+  }, []);
+  /** The session ends only when the API ended it; otherwise the page says why not. */
   const logout = async () => {
     try {
-      const result = await client.logout();
+      const result = await client.signOut();
       if (!result.response.ok && result.response.status !== 401) return report(troubleOf(result.response, result.error));
     } catch {
       return report({ kind: 'failed', status: 0 });
@@ -116,7 +127,11 @@ function App() {
             {notice}
           </p>
         )}
-        {app ? <AppContext.Provider value={app}>{page()}</AppContext.Provider> : <LoginPage words={words} onTrouble={report} onLoggedIn={start} />}
+        {restoring ? null : app ? (
+          <AppContext.Provider value={app}>{page()}</AppContext.Provider>
+        ) : (
+          <LoginPage words={words} onTrouble={report} onLoggedIn={start} />
+        )}
       </main>
     </>
   );

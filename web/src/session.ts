@@ -1,9 +1,9 @@
 import { createClient, type GroupadminClient } from 'groupadmin/client';
 
 /**
- * The one API client of the app. Its token lives in this module's memory only: never in
- * localStorage, sessionStorage, IndexedDB or a cookie (docs/decisions/web-app.md), so a reload
- * means a new login.
+ * The one API client of the app. It signs in with a session cookie (POST /session) that no
+ * script can read: a reload or a second tab stays signed in, and nothing of the session is kept
+ * in localStorage, sessionStorage or IndexedDB (docs/api/authentication-and-tokens.md).
  */
 export const client: GroupadminClient = createClient({ baseUrl: `${location.origin}/api` });
 

@@ -20,7 +20,7 @@ export function LoginPage({ words, onLoggedIn, onTrouble }: Props) {
     setBusy(true);
     setFailed(false);
     try {
-      const result = await client.login(username, password);
+      const result = await client.signIn(username, password);
       if (result.response.status === 401) return setFailed(true);
       if (!result.data) return onTrouble(troubleOf(result.response));
       await onLoggedIn(username);
