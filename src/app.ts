@@ -188,6 +188,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       });
       await api.register(authPlugin, {
         authenticator: createTokenAuthenticator({ verifier, lastUse, sessions, onError: (err) => app.log.warn({ err }, 'could not delete an ended session') }),
+        sessionRememberMs: sessions.rememberMs,
         ...(deps.now ? { now: deps.now } : {}),
       });
       await api.register(rateLimitPlugin, { limits: rateLimits });

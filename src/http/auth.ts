@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { requireCaller, type Caller, type Requirement } from './caller.js';
-import { clearSessionCookie, readSessionCookie } from './session.js';
+import { clearSessionCookie, cookieDueAgain, readSessionCookie, setSessionCookie } from './session.js';
 import type { RequestTenant } from './tenant.js';
 
 // HOT PATH (see docs/architecture.md): bearer -> caller without a promise when the token row is remembered.
@@ -54,6 +54,8 @@ export function enforceRequirement(request: FastifyRequest): void {
 export interface AuthPluginOptions {
   authenticator: Authenticator;
   now?: () => Date;
+  /** SESSION_REMEMBER_DAYS in ms: the Max-Age of a remembered session's cookie when it is sent again. */
+  sessionRememberMs: number;
 }
 
 /**
@@ -61,7 +63,7 @@ export interface AuthPluginOptions {
  * limiter needs to know who is asking. Routes say what they need in `config.requires`.
  */
 export default fp<AuthPluginOptions>(
-  async function auth(app: FastifyInstance, { authenticator, now = () => new Date() }) {
+  async function auth(app: FastifyInstance, { authenticator, now = () => new Date(), sessionRememberMs }) {
     app.decorateRequest('auth', null);
     app.decorateRequest('sessionCookie', null);
     // Synchronous when the token row is in memory or on SQLite: no promise on the hot path.
@@ -88,6 +90,8 @@ export default fp<AuthPluginOptions>(
           clearSessionCookie(reply, request);
           if (found === null) authenticator.dropEndedSession(tenant, authorization, moment);
           found = null;
+        } else if (fromCookie && cookieDueAgain(found!, moment.getTime())) {
+          setSessionCookie(reply, request, request.sessionCookie!, 'remembered', sessionRememberMs);
         }
         request.auth = found;
         done();

@@ -18,6 +18,8 @@ export interface Caller {
   lastUsedAtMs: number | null;
   /** The token is a browser's session (a cookie carries it): how it ends by idleness; null for an API token. */
   session: SessionKind | null;
+  /** When the token was made (ms since epoch): a remembered session's cookie is sent again once a day from it. */
+  createdAtMs: number;
 }
 
 /** A browser's session ends after a short idle time, or after a long one when asked to be remembered. */

@@ -2,7 +2,7 @@ import { randomInt, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
-import type { SessionKind } from './caller.js';
+import type { Caller, SessionKind } from './caller.js';
 
 // A browser signs in as Sanctum's single-page-app mode has it: an HttpOnly cookie carries a token
 // (the database holds its hash, as for every token), and every unsafe request that a cookie would
@@ -59,6 +59,20 @@ export function setSessionCookie(reply: FastifyReply, request: FastifyRequest, p
   appendCookie(reply, serializeCookie(sessionCookieName(request), plainToken, { ...baseAttributes(request), httpOnly: true, ...maxAge }));
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * Whether a remembered session's cookie is sent again with this answer, so that its Max-Age
+ * counts from recent use rather than from the sign-in: at most once a day, on the first use in a
+ * new day counted from the session's start (its last use, written once a minute, lies in an
+ * earlier day). A short session's cookie has no Max-Age to renew.
+ */
+export function cookieDueAgain(caller: Caller, nowMs: number): boolean {
+  if (caller.session !== 'remembered') return false;
+  const dayOf = (ms: number) => Math.floor((ms - caller.createdAtMs) / DAY_MS);
+  return dayOf(nowMs) !== dayOf(caller.lastUsedAtMs ?? caller.createdAtMs);
+}
+
 export function clearSessionCookie(reply: FastifyReply, request: FastifyRequest): void {
   appendCookie(reply, serializeCookie(sessionCookieName(request), '', { ...baseAttributes(request), httpOnly: true, maxAge: 0 }));
 }
@@ -87,8 +101,13 @@ const equalText = (a: string, b: string): boolean => {
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
-/** The request's own origin: the scheme, the host (X-Forwarded-Host with TRUST_PROXY) and a port other than the default. */
-const ownOrigin = (request: FastifyRequest): string => `${request.protocol}://${request.host}`.replace(/:(80|443)$/, (port) => ((request.protocol === 'https') === (port === ':443') ? '' : port));
+const DEFAULT_PORT: Record<string, string> = { http: ':80', https: ':443' };
+
+/** The request's own origin: the scheme, the host (X-Forwarded-Host with TRUST_PROXY) and its port unless the default. */
+function ownOrigin(request: FastifyRequest): string {
+  const host = request.host.endsWith(DEFAULT_PORT[request.protocol] ?? '\u0000') ? request.host.slice(0, -DEFAULT_PORT[request.protocol]!.length) : request.host;
+  return `${request.protocol}://${host}`;
+}
 
 /**
  * The CSRF check, 419 when it fails: for POST, PUT, PATCH and DELETE that a session cookie would

@@ -8,6 +8,7 @@ import { registrationOpen } from '../participations/who-may-register.js';
 import { findPerson, listWards } from '../people/rules.js';
 import { activeGroupPathsByPerson, householdOf, type Access } from '../permissions/rules.js';
 import type { AgendaFilters, AgendaItem } from './schemas.js';
+import { groupIdsOnPath } from '../permissions/levels.js';
 
 // The family's agenda: what is next for the caller and their wards, one request for a home page.
 // An event is on it when one of them is registered (in any state but cancelled), or when it is
@@ -17,9 +18,6 @@ import type { AgendaFilters, AgendaItem } from './schemas.js';
 const LIST = 'agenda';
 const DAY_MS = 86_400_000;
 const LIVE = new Set(['pending', 'accepted', 'waitlisted']);
-
-/** The ids of the groups a materialised path names: the group itself and every group above it. */
-const groupsAtOrAbove = (path: string): number[] => path.split('/').filter(Boolean).map(Number);
 
 /** People in name order: last name, first name (ignoring case and accents), then as written, then id. */
 function byName(a: UserRow, b: UserRow): number {
@@ -39,7 +37,7 @@ export async function agendaOf(db: TenantDb, access: Access, filters: AgendaFilt
     activeGroupPathsByPerson(db, household.personIds, access.day),
   ]);
   const family = [...(caller ? [caller] : []), ...wards].sort(byName);
-  const openTo = new Map(family.map((person) => [Number(person.id), new Set((pathsByPerson.get(Number(person.id)) ?? []).flatMap(groupsAtOrAbove))]));
+  const openTo = new Map(family.map((person) => [Number(person.id), new Set((pathsByPerson.get(Number(person.id)) ?? []).flatMap(groupIdsOnPath))]));
   const openGroupIds = [...new Set([...openTo.values()].flatMap((ids) => [...ids]))];
 
   const selection = {

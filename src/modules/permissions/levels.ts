@@ -34,6 +34,9 @@ export interface RoleHeld {
 export const isActiveOn = (membership: Pick<RoleHeld, 'startOn' | 'endOn'>, day: Day): boolean =>
   membership.startOn <= day && (membership.endOn === null || day <= membership.endOn);
 
+/** The ids a materialised path names: the groups above the group, and the group itself ("/1/4/9/" -> [1, 4, 9]). */
+export const groupIdsOnPath = (path: string): number[] => path.split('/').filter(Boolean).map(Number);
+
 /** Whether the group at `path` is the group at `ancestorPath` or below it. */
 export const isAtOrBelow = (path: string, ancestorPath: string): boolean => path.startsWith(ancestorPath);
 

@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import { atLeast, isActiveOn, permissionOn, permissionOnSubtree, type Permission, type RoleHeld } from './levels.js';
+import { atLeast, isActiveOn, permissionOn, permissionOnSubtree, type Permission, type RoleHeld, groupIdsOnPath } from './levels.js';
 import type { TenantDatabase, TenantDb } from '../../db/types.js';
 import {
   activeGroupPaths,
@@ -206,7 +206,7 @@ async function readHousehold(db: TenantDb, access: Access): Promise<Household> {
   const personIds = [access.personId, ...wardIds];
   // The caller's own groups are in their Access already (as fresh as their permissions).
   const paths = [...access.memberOf, ...(await activeGroupPathsOfPeople(db, wardIds, access.day))];
-  const groupIds = new Set(paths.flatMap((path) => path.split('/').filter(Boolean).map(Number)));
+  const groupIds = new Set(paths.flatMap(groupIdsOnPath));
   return { personIds, wardIds, groupIdsAtOrAbove: [...groupIds] };
 }
 

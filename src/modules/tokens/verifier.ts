@@ -162,7 +162,7 @@ export function createTokenVerifier({ storage, isCurrent, maxAgeMs = TOKEN_ROW_M
     if (!entry.active) return null;
     if (entry.expiresAtMs !== null && entry.expiresAtMs <= now) return null;
     if (entry.session !== null && sessionEnded(entry.session, entry.lastUsedAtMs ?? entry.createdAtMs, sessions, now)) return null;
-    return { user: entry.user, tokenId: bearer.id, abilities: entry.abilities, lastUsedAtMs: entry.lastUsedAtMs, session: entry.session };
+    return { user: entry.user, tokenId: bearer.id, abilities: entry.abilities, lastUsedAtMs: entry.lastUsedAtMs, session: entry.session, createdAtMs: entry.createdAtMs };
   };
 
   // Expired rows are dropped when read; the rest are swept here, so memory follows the tokens in

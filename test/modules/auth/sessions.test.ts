@@ -176,6 +176,25 @@ describe('browser sessions', () => {
     expect(setCookies(answer.headers).get('groupadmin_session')).toMatch(/Max-Age=2592000/);
   });
 
+  it("sends a remembered session's cookie again once a day of use, so that it counts from recent use; a short one never", async () => {
+    const db = t.storage.tenantDb('demo');
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000);
+    const remembered = await issueToken(db, alice.id, { tokenPrefix: '', session: 'remembered', now: daysAgo(3) });
+    const browser = new Browser(t);
+    browser.jar.set('groupadmin_session', remembered.plainTextToken);
+    const first = await browser.send('GET', '/user');
+    expect(first.statusCode).toBe(200);
+    expect(setCookies(first.headers).get('groupadmin_session')).toMatch(/HttpOnly/);
+    expect(setCookies(first.headers).get('groupadmin_session')).toMatch(/Max-Age=2592000/);
+    expect(browser.jar.get('groupadmin_session')).toBe(remembered.plainTextToken);
+    const again = await browser.send('GET', '/user');
+    expect(again.statusCode).toBe(200);
+    expect(setCookies(again.headers).has('groupadmin_session')).toBe(false);
+    const short = new Browser(t);
+    await short.signIn();
+    expect(setCookies((await short.send('GET', '/user')).headers).has('groupadmin_session')).toBe(false);
+  });
+
   it('ends a session idle for longer than its limit: 401, the cookie cleared, the token deleted', async () => {
     const db = t.storage.tenantDb('demo');
     const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
