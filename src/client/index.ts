@@ -141,7 +141,11 @@ export function createClient(options: ClientOptions) {
     },
     /** Who holds which role where, and when. */
     memberships: {
-      create: (body: Body<'createMembership'>) => api.POST('/memberships', { body }),
+      create: (body: SingleForm<Body<'createMembership'>>) => form<{ membership: MembershipItem }>()(api.POST('/memberships', { body })),
+      /** The same membership for several people: all or nothing. */
+      createMany: (body: BulkForm<Body<'createMembership'>>) => form<{ memberships: MembershipItem[] }>()(api.POST('/memberships', { body })),
+      /** Several memberships' label or dates (ending them on a day): all or nothing. */
+      updateMany: (body: Body<'updateMemberships'>) => api.PATCH('/memberships', { body }),
       update: (id: number, body: Body<'updateMembership'>, ifMatch?: string) =>
         api.PATCH('/memberships/{id}', { params: { path: { id } }, body, ...withIfMatch(ifMatch) }),
       delete: (id: number, ifMatch?: string) => api.DELETE('/memberships/{id}', { params: { path: { id } }, ...withIfMatch(ifMatch) }),
@@ -158,7 +162,14 @@ export function createClient(options: ClientOptions) {
     },
     /** Registration, the waiting list and the participant lists. */
     participations: {
-      register: (eventId: number, body: Body<'register'>) => api.POST('/events/{id}/participations', { params: { path: { id: eventId } }, body }),
+      register: (eventId: number, body: SingleForm<Body<'register'>>) =>
+        form<{ participation: ParticipationItem }>()(api.POST('/events/{id}/participations', { params: { path: { id: eventId } }, body })),
+      /** Several people at once (managers): all or nothing. */
+      registerMany: (eventId: number, body: BulkForm<Body<'register'>>) =>
+        form<{ participations: ParticipationItem[] }>()(api.POST('/events/{id}/participations', { params: { path: { id: eventId } }, body })),
+      /** Several of the event's participations changed at once (managers): attendance, approvals. All or nothing. */
+      updateMany: (eventId: number, body: Body<'updateEventParticipations'>) =>
+        api.PATCH('/events/{id}/participations', { params: { path: { id: eventId } }, body }),
       list: (eventId: number, query: Query<'listEventParticipations'> = {}) =>
         api.GET('/events/{id}/participations', { params: { path: { id: eventId }, query } }),
       /** The participant list as CSV text (managers). */
@@ -201,6 +212,17 @@ export function createClient(options: ClientOptions) {
 
 type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>;
 type Body<Op extends keyof operations> = operations[Op] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+
+/**
+ * An answer of an operation with two body forms (the single and the bulk one) whose success is the
+ * form's own: the document declares both answers under one status, the call knows which it gets.
+ */
+type FormAnswer<Result, Data> = Promise<Omit<Awaited<Result>, 'data'> & { data?: { success: true; message: string; data: Data } }>;
+const form = <Data>() => <Result>(call: Promise<Result>) => call as unknown as FormAnswer<Result, Data>;
+type SingleForm<B> = Extract<B, { person_id: number }>;
+type BulkForm<B> = Extract<B, { person_ids: number[] }>;
+type ParticipationItem = operations['updateEventParticipations']['responses'][200]['content']['application/json']['data']['participations'][number];
+type MembershipItem = operations['updateMemberships']['responses'][200]['content']['application/json']['data']['memberships'][number];
 
 /** The If-Match header of a conditional write (412 when the resource changed meanwhile). */
 const withIfMatch = (etag: string | undefined) => (etag === undefined ? {} : { headers: { 'If-Match': etag } });

@@ -2,7 +2,7 @@ import type { FastifyInstance, preParsingHookHandler, RouteOptions } from 'fasti
 import fp from 'fastify-plugin';
 import secureJson from 'secure-json-parse';
 import { errors } from '../errors.js';
-import { compileObjectValidator } from '../lib/validation.js';
+import { compileObjectValidator, type Validation } from '../lib/validation.js';
 import type { TSchema } from 'typebox';
 
 /** Checks one part of a request (body, query string, params) with its TypeBox schema; 422 with Laravel's words. */
@@ -13,6 +13,21 @@ export function compileRequestValidator({ schema, httpPart }: { schema: unknown;
     return result.ok ? { value: result.value } : { error: errors.validation(result.fieldErrors) };
   };
 }
+
+/**
+ * A route's validator compiler whose body is checked by `check` (a body of one of two forms, the
+ * single and the bulk one), the other parts by their schemas; the body schema then serves the
+ * OpenAPI document and the types only.
+ */
+export const bodyCheckedBy =
+  (check: (body: unknown) => Validation<unknown>) =>
+  (route: { schema: unknown; httpPart?: string }) =>
+    route.httpPart === 'body'
+      ? (data: unknown) => {
+          const result = check(data);
+          return result.ok ? { value: result.value } : { error: errors.validation(result.fieldErrors) };
+        }
+      : compileRequestValidator(route);
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -40,7 +40,7 @@ describe('the OpenAPI document', () => {
       'GET /groups/{id}/memberships', 'GET /people', 'GET /people/{id}', 'GET /people/{id}/guardians', 'GET /people/{id}/history', 'GET /people/{id}/memberships',
       'GET /people/{id}/participations',
       'GET /role-types', 'GET /tenant', 'GET /tokens', 'GET /user', 'GET /user/access', 'GET /user/agenda', 'GET /user/export', 'GET /user/wards',
-      'GET /webhooks', 'GET /webhooks/{id}', 'GET /webhooks/{id}/deliveries', 'PATCH /events/{id}', 'PATCH /groups/{id}', 'PATCH /memberships/{id}',
+      'GET /webhooks', 'GET /webhooks/{id}', 'GET /webhooks/{id}/deliveries', 'PATCH /events/{id}', 'PATCH /events/{id}/participations', 'PATCH /groups/{id}', 'PATCH /memberships', 'PATCH /memberships/{id}',
       'PATCH /participations/{id}',
       'PATCH /people/{id}', 'PATCH /role-types/{key}', 'PATCH /user', 'PATCH /webhooks/{id}', 'POST /events', 'POST /events/{id}/participations', 'POST /groups', 'POST /login', 'POST /logout', 'POST /memberships',
       'POST /people', 'POST /people/import', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /session', 'POST /tokens',

@@ -22,7 +22,7 @@ export interface RootAdministration {
 export async function requireAdministratorLeft(
   db: TenantDb,
   access: Access,
-  entity: 'membership' | 'person',
+  entity: 'membership' | 'memberships' | 'person',
   losing: (administration: RootAdministration) => boolean,
 ): Promise<void> {
   const administrations = await rootAdminMemberships(db, access.root.id, access.day);

@@ -11,16 +11,30 @@ import { Envelope, NoContent, ValidationErrorSchema } from '../../http/schemas.j
 import { requireGroup } from '../groups/rules.js';
 import { groupMembershipKey, listGroupMemberships } from './queries.js';
 import { changeMembership, grantMembership, removeMembership, requireGrantable, requireVisibleMembership } from './rules.js';
-import { GroupMembershipSchema, GroupMembershipsQuery, MembershipSchema, MembershipUpdateSchema, NewMembershipSchema, toApiMembership } from './schemas.js';
+import {
+  BulkMembershipSchema,
+  checkMembershipBody,
+  checkMembershipChangesBody,
+  FIXED_FIELDS,
+  GroupMembershipSchema,
+  GroupMembershipsQuery,
+  MembershipChangeListSchema,
+  MembershipSchema,
+  MembershipUpdateSchema,
+  NewMembershipSchema,
+  toApiMembership,
+} from './schemas.js';
+import { changeManyMemberships, grantMany } from './bulk.js';
+import { BULK_BODY_LIMIT } from '../../http/bulk.js';
+import { bodyCheckedBy } from '../../http/json-body.js';
 import { refuseFields } from '../users/schemas.js';
 import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
 import type { Access } from '../permissions/rules.js';
 
 const tags = ['memberships'];
 const MembershipAnswer = Envelope(Type.Object({ membership: MembershipSchema }));
+const MembershipListAnswer = Envelope(Type.Object({ memberships: Type.Array(MembershipSchema) }));
 const forbidden = forbiddenAnswer('role permission');
-/** Fixed at creation: end a membership and add another instead. */
-const FIXED = ['person_id', 'group_id', 'role_type'];
 
 /** The memberships module's routes (docs/api/groups-people-memberships.md). */
 const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
@@ -73,19 +87,52 @@ const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> 
     '/memberships',
     {
       config: { requires: 'people:write', etag: true },
+      bodyLimit: BULK_BODY_LIMIT,
+      validatorCompiler: bodyCheckedBy(checkMembershipBody),
       schema: {
         tags,
         operationId: 'createMembership',
-        summary: 'Add a membership',
-        description: 'Needs `write` on the group, a person the caller sees, and a role whose permission is not above the caller\'s own there. `start_on` defaults to today.',
-        body: NewMembershipSchema,
-        response: { 201: MembershipAnswer, 403: forbidden },
+        summary: 'Add a membership, or the same membership for several people',
+        description:
+          'Needs `write` on the group, a person the caller sees, and a role whose permission is not above the caller\'s own there. `start_on` defaults to today. ' +
+          'With `person_ids` (1-200, no repeats) instead of `person_id`: the same membership for each, in the order given; all or nothing (a person not seen or holding the role there already is a 422 entry `person_ids.<i>`, and no one is added); answer 201 `{memberships: [...]}` in the order given, without ETag.',
+        body: Type.Union([NewMembershipSchema, BulkMembershipSchema]),
+        response: { 201: Type.Union([MembershipAnswer, MembershipListAnswer]), 403: forbidden },
       },
     },
     async (request, reply) => {
-      const { person_id: personId, ...grant } = request.body;
-      const created = await grantMembership(request.tenant.db, await accessOf(request), personId, grant);
+      const access = await accessOf(request);
+      const body = request.body;
+      if ('person_ids' in body) {
+        const { person_ids: personIds, ...grant } = body;
+        const created = await grantMany(request.tenant.db, access, personIds, grant);
+        return reply.code(201).send(ok({ memberships: created.map(toApiMembership) }));
+      }
+      const { person_id: personId, ...grant } = body;
+      const created = await grantMembership(request.tenant.db, access, personId, grant);
       return reply.code(201).header('etag', etagOf(created.version)).send(ok({ membership: toApiMembership(created) }));
+    },
+  );
+
+  app.patch(
+    '/memberships',
+    {
+      config: { requires: 'people:write' },
+      bodyLimit: BULK_BODY_LIMIT,
+      validatorCompiler: bodyCheckedBy(checkMembershipChangesBody),
+      schema: {
+        tags,
+        operationId: 'updateMemberships',
+        summary: 'Change several memberships (end them on a day)',
+        description:
+          'Each item as PATCH /memberships/{id} would change it (label and dates), checked against its own group, in the order given; 1-200 items, no id twice. All or nothing: a refused item is a 422 entry keyed `memberships.<i>.id` (not found, not allowed) or `memberships.<i>.<field>`; the last-administrator rule applies to the set as a whole (`memberships`). No If-Match.',
+        body: MembershipChangeListSchema,
+        response: { 200: MembershipListAnswer },
+      },
+    },
+    async (request) => {
+      const updated = await changeManyMemberships(request.tenant.db, await accessOf(request), request.body.memberships);
+      return ok({ memberships: updated.map(toApiMembership) });
     },
   );
 
@@ -113,7 +160,7 @@ const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> 
       },
     },
     async (request, reply) => {
-      refuseFields(request.body, FIXED);
+      refuseFields(request.body, FIXED_FIELDS);
       const { membership, access } = writable.found(request);
       const updated = await changeMembership(request.tenant.db, access, membership, request.body, request.headers['if-match']);
       reply.header('etag', etagOf(updated.version));

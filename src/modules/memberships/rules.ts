@@ -36,7 +36,7 @@ export async function requireGrantable(db: TenantDb, access: Access, group: Grou
   if (!atLeast(reach, role.permission)) throw errors.unauthorized();
 }
 
-function datesProblem(startOn: Day, endOn: Day | null): FieldErrors | null {
+export function datesProblem(startOn: Day, endOn: Day | null): FieldErrors | null {
   if (endOn !== null && endOn < startOn) return { end_on: [fieldMessages.dateAfterOrEqual('end_on', 'start_on')] };
   return null;
 }
@@ -108,27 +108,63 @@ function addsDays(current: Pick<MembershipRow, 'start_on' | 'end_on'>, next: Pic
 }
 
 export async function changeMembership(db: TenantDb, access: Access, membership: MembershipRow, update: MembershipUpdate, ifMatch: string | undefined) {
-  const input = pickFields(update, ['label', 'start_on', 'end_on']);
   return transact(db, actorOf(access), async (trx) => {
-    // New dates can overlap another membership of the person: their writes take turns.
-    await lockPersonForMemberships(trx, Number(membership.person_id));
-    const current = await findMembership(trx, Number(membership.id));
-    if (!current) throw errors.notFound('Membership');
+    const current = await lockedMembership(trx, membership);
     requireIfMatch(ifMatch, current.version);
-    const next = { ...current, ...input, end_on: input.end_on === undefined ? current.end_on : input.end_on };
-    const problem = datesProblem(next.start_on, next.end_on);
-    if (problem) throw errors.validation(problem);
-    // 403, not 404: the caller sees the membership, only not its person.
-    if (addsDays(current, next, access.day) && !(await canSeePerson(trx, access, Number(current.person_id)))) throw errors.unauthorized();
-    if (await findOverlap(trx, next, Number(current.id))) throw errors.invalidField('role_type', ruleMessages.alreadyHasRole);
-    await requireAnotherAdministrator(trx, access, current, next);
-    const updated = await updateMembership(trx, Number(current.id), input, toDbTimestamp(new Date()));
-    noteUpdated(trx, 'membership', Number(current.id), changedFields(toApiMembership(current), toApiMembership(updated), BOOKKEEPING), {
-      personId: Number(current.person_id),
-    });
-    return updated;
+    return applyMembershipChange(trx, access, current, update, (next) => requireAnotherAdministrator(trx, access, current, next));
   });
 }
+
+/** The membership as it is now, with its person's memberships locked: new dates can overlap another of them, so their writes take turns. */
+export async function lockedMembership(trx: TenantDb, membership: Pick<MembershipRow, 'id' | 'person_id'>): Promise<MembershipRow> {
+  await lockPersonForMemberships(trx, Number(membership.person_id));
+  const current = await findMembership(trx, Number(membership.id));
+  if (!current) throw errors.notFound('Membership');
+  return current;
+}
+
+/** A membership as a change of its label or dates would leave it. */
+export function changedMembership(current: MembershipRow, update: MembershipUpdate): MembershipRow {
+  const input = pickFields(update, ['label', 'start_on', 'end_on']);
+  return { ...current, ...input, end_on: input.end_on === undefined ? current.end_on : input.end_on };
+}
+
+/**
+ * New label or dates of a membership as it is now (lockedMembership), inside a transaction.
+ * `beforeWrite` asks the last-administrator rule of this one membership; a set changed together
+ * asks it of the set, before any of them (requireAdministratorAfterAll).
+ */
+export async function applyMembershipChange(
+  trx: TenantDb,
+  access: Access,
+  current: MembershipRow,
+  update: MembershipUpdate,
+  beforeWrite: (next: MembershipRow) => Promise<void> = async () => undefined,
+): Promise<MembershipRow> {
+  const input = pickFields(update, ['label', 'start_on', 'end_on']);
+  const next = changedMembership(current, update);
+  const problem = datesProblem(next.start_on, next.end_on);
+  if (problem) throw errors.validation(problem);
+  // 403, not 404: the caller sees the membership, only not its person.
+  if (addsDays(current, next, access.day) && !(await canSeePerson(trx, access, Number(current.person_id)))) throw errors.unauthorized();
+  if (await findOverlap(trx, next, Number(current.id))) throw errors.invalidField('role_type', ruleMessages.alreadyHasRole);
+  await beforeWrite(next);
+  const updated = await updateMembership(trx, Number(current.id), input, toDbTimestamp(new Date()));
+  noteUpdated(trx, 'membership', Number(current.id), changedFields(toApiMembership(current), toApiMembership(updated), BOOKKEEPING), {
+    personId: Number(current.person_id),
+  });
+  return updated;
+}
+
+/**
+ * The last-administrator rule over memberships changed together (`after`: each as it will be, by
+ * id), asked before any is written: the set may not end every administration of the root there is.
+ */
+export const requireAdministratorAfterAll = (db: TenantDb, access: Access, after: ReadonlyMap<number, MembershipRow>) =>
+  requireAdministratorLeft(db, access, 'memberships', (administration) => {
+    const changed = after.get(administration.id);
+    return changed !== undefined && !isActiveOn({ startOn: changed.start_on, endOn: changed.end_on }, access.day);
+  });
 
 export async function removeMembership(db: TenantDb, access: Access, membership: MembershipRow, ifMatch: string | undefined): Promise<void> {
   await transact(db, actorOf(access), async (trx) => {

@@ -2,7 +2,9 @@ import Type, { type Static } from 'typebox';
 import { PagingQuery } from '../../http/paging.js';
 import { Timestamp } from '../../http/schemas.js';
 import { toApiTimestamp } from '../../lib/time.js';
-import { StoredText } from '../../lib/validation.js';
+import { fieldMessages, type FieldErrors } from '../../errors.js';
+import { checkItems, MOST_ITEMS, objectItemCheck, valueItemCheck } from '../../http/bulk.js';
+import { compileObjectValidator, StoredText, type Validation } from '../../lib/validation.js';
 import type { MembershipRow } from '../../db/types.js';
 
 /** YYYY-MM-DD, a real date. */
@@ -68,3 +70,52 @@ export const toApiMembership = (row: MembershipRow): ApiMembership => ({
   created_at: toApiTimestamp(row.created_at),
   updated_at: toApiTimestamp(row.updated_at),
 });
+
+/** POST /memberships, the bulk form: the same membership for several people. */
+export const BulkMembershipSchema = Type.Object({
+  person_ids: Type.Array(Id, { minItems: 1, maxItems: MOST_ITEMS, uniqueItems: true, description: 'Added in this order' }),
+  ...MembershipGrantSchema.properties,
+});
+export type BulkMembership = Static<typeof BulkMembershipSchema>;
+
+/** PATCH /memberships: several memberships' label or dates at once. */
+export const MembershipChangeListSchema = Type.Object({
+  memberships: Type.Array(Type.Object({ id: Id, ...MembershipUpdateSchema.properties }), { minItems: 1, maxItems: MOST_ITEMS }),
+});
+export type MembershipChangeList = Static<typeof MembershipChangeListSchema>;
+
+/** Fixed at creation: end a membership and add another instead. */
+export const FIXED_FIELDS = ['person_id', 'group_id', 'role_type'];
+
+const checkSingle = compileObjectValidator<NewMembership>(NewMembershipSchema);
+const checkGrant = compileObjectValidator<MembershipGrant>(MembershipGrantSchema);
+const checkPersonId = valueItemCheck(Id);
+const checkChangeFields = objectItemCheck(MembershipChangeListSchema.properties.memberships.items);
+const asObject = (body: unknown): Record<string, unknown> =>
+  typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+
+/** The body of POST /memberships: the single form (`person_id`) or, when it names `person_ids`, the bulk form. */
+export function checkMembershipBody(body: unknown): Validation<NewMembership | BulkMembership> {
+  const given = asObject(body);
+  if (!('person_ids' in given)) return checkSingle(body);
+  if ('person_id' in given) return { ok: false, fieldErrors: { person_ids: ['The person ids field prohibits person id from being present.'] } };
+  const ids = checkItems(given, 'person_ids', (id) => id, checkPersonId);
+  const rest = checkGrant(given);
+  const fieldErrors = { ...ids.problems, ...(rest.ok ? {} : rest.fieldErrors) };
+  if (Object.keys(fieldErrors).length > 0 || !rest.ok) return { ok: false, fieldErrors };
+  return { ok: true, value: { person_ids: ids.items as number[], ...rest.value } };
+}
+
+/** The body of PATCH /memberships: each item's label and dates; person, group and role type are fixed. */
+export function checkMembershipChangesBody(body: unknown): Validation<MembershipChangeList> {
+  const checkItem = (item: unknown, key: string): FieldErrors => {
+    const found = checkChangeFields(item, key);
+    for (const field of FIXED_FIELDS) {
+      if (typeof item === 'object' && item !== null && Object.hasOwn(item, field)) found[`${key}.${field}`] = [fieldMessages.prohibited(`${key}.${field}`)];
+    }
+    return found;
+  };
+  const items = checkItems(asObject(body), 'memberships', (item) => (item as { id?: unknown }).id, checkItem);
+  if (Object.keys(items.problems).length > 0) return { ok: false, fieldErrors: items.problems };
+  return { ok: true, value: { memberships: items.items as MembershipChangeList['memberships'] } };
+}

@@ -16,7 +16,14 @@ import { householdOf, type Access, canSeePerson } from '../permissions/rules.js'
 import { participantsCsv } from './csv.js';
 import { listEventParticipations, listPersonParticipations, personExists } from './queries.js';
 import { changeParticipation, register, requireVisibleParticipation, summaryOf } from './rules.js';
+import { registerMany, changeMany } from './bulk.js';
+import { BULK_BODY_LIMIT } from '../../http/bulk.js';
+import { bodyCheckedBy } from '../../http/json-body.js';
 import {
+  BulkRegistrationSchema,
+  checkChangesBody,
+  checkRegistrationBody,
+  ParticipationChangeListSchema,
   EventParticipationsQuery,
   NewParticipationSchema,
   ParticipationSchema,
@@ -30,6 +37,7 @@ import { mayReadNotes } from './notes.js';
 
 const tags = ['participations'];
 const ParticipationAnswer = Envelope(Type.Object({ participation: ParticipationSchema }));
+const ParticipationListAnswer = Envelope(Type.Object({ participations: Type.Array(ParticipationSchema) }));
 const ParticipationList = Envelope(Type.Object({ participations: Type.Array(ParticipationSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }));
 const forbidden = forbiddenAnswer();
 const tokenMayWrite = (request: FastifyRequest) => hasAbility(callerOf(request).abilities, 'events:write');
@@ -54,24 +62,57 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
     '/events/:id/participations',
     {
       config: { requires: 'events:read', etag: true },
+      bodyLimit: BULK_BODY_LIMIT,
       preParsing: visibleEvent.preParsing,
+      validatorCompiler: bodyCheckedBy(checkRegistrationBody),
       schema: {
         params: IdParams,
         tags,
         operationId: 'register',
-        summary: 'Register for an event',
+        summary: 'Register for an event, or register several people',
         description:
-          'Oneself or a ward (`events:read`) who may take part (an active membership in the event\'s group or below it, or `read` on it), while registration is open (until `registration_closes_at`, or the start); or, for managers with `events:write`, any person they see, in any role, at any time. The answer\'s state: pending (approval needed), accepted, or waitlisted; else 422 The event is full.',
-        body: NewParticipationSchema,
-        response: { 201: ParticipationAnswer, 403: forbidden },
+          'Oneself or a ward (`events:read`) who may take part (an active membership in the event\'s group or below it, or `read` on it), while registration is open (until `registration_closes_at`, or the start); or, for managers with `events:write`, any person they see, in any role, at any time. The answer\'s state: pending (approval needed), accepted, or waitlisted; else 422 The event is full. ' +
+          'With `person_ids` (1-200, no repeats) instead of `person_id`: managers with `events:write` register several people in the order given, exactly as single registrations one after the other; all or nothing (a refused person is a 422 entry `person_ids.<i>`, and no one is registered); answer 201 `{participations: [...]}` in the order given, without ETag.',
+        body: Type.Union([NewParticipationSchema, BulkRegistrationSchema]),
+        response: { 201: Type.Union([ParticipationAnswer, ParticipationListAnswer]), 403: forbidden },
       },
     },
     async (request, reply) => {
       const { access, ...found } = visibleEvent.found(request);
-      const created = await register(request.tenant.db, access, found, tokenMayWrite(request), request.body);
+      const body = request.body;
+      if ('person_ids' in body) {
+        const rows = await registerMany(request.tenant.db, access, found, tokenMayWrite(request), body.person_ids, body.role ?? 'participant');
+        return sendInOrder(reply, 201, ok({ participations: rows.map((row) => toApiParticipation(row, mayReadNotes({ manager: true, ownOrWard: false }))) }));
+      }
+      const created = await register(request.tenant.db, access, found, tokenMayWrite(request), body);
       const ownOrWard = !found.manager && (await householdOf(request.tenant.db, access)).personIds.includes(Number(created.person_id));
       const participation = toApiParticipation(created, mayReadNotes({ manager: found.manager, ownOrWard }));
       return sendInOrder(reply.header('etag', etagOf(created.version)), 201, ok({ participation }));
+    },
+  );
+
+  app.patch(
+    '/events/:id/participations',
+    {
+      config: { requires: 'events:read' },
+      bodyLimit: BULK_BODY_LIMIT,
+      preParsing: visibleEvent.preParsing,
+      validatorCompiler: bodyCheckedBy(checkChangesBody),
+      schema: {
+        params: IdParams,
+        tags,
+        operationId: 'updateEventParticipations',
+        summary: "Change several of an event's participations",
+        description:
+          'Managers with `events:write`: each item as PATCH /participations/{id} would change it (state, role, notes, attended), in the order given, each seeing the earlier ones\' effects (promotions included); 1-200 items, no id twice. All or nothing: a refused item is a 422 entry keyed `participations.<i>.id` (not found, not allowed, full) or `participations.<i>.<field>`, and nothing changes. No If-Match.',
+        body: ParticipationChangeListSchema,
+        response: { 200: ParticipationListAnswer, 403: forbidden },
+      },
+    },
+    async (request, reply) => {
+      const { access, ...found } = visibleEvent.found(request);
+      const rows = await changeMany(request.tenant.db, access, found, tokenMayWrite(request), request.body.participations);
+      return sendInOrder(reply, 200, ok({ participations: rows.map((row) => toApiParticipation(row, mayReadNotes({ manager: true, ownOrWard: false }))) }));
     },
   );
 

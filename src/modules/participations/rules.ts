@@ -82,6 +82,18 @@ export async function requireVisibleParticipation(db: TenantDb, access: Access, 
 }
 
 /**
+ * The state a change asks for from `from`: a transition nobody may make is 422; one only managers
+ * may make is 403 for others.
+ */
+function nextState(from: ParticipationState, input: ParticipationUpdate, manages: boolean): ParticipationState {
+  const to = input.state ?? from;
+  if (to === from) return from;
+  if (!isTransition(from, to)) throw errors.invalidField('state', ruleMessages.stateCannotChange(from, to));
+  if (!manages && !isSelfServiceTransition(from, to)) throw errors.unauthorized();
+  return to;
+}
+
+/**
  * PATCH /participations/{id}: managers (with `events:write`) make every transition of the state
  * machine and set role, notes and attended; the person and their guardians cancel and write
  * notes. A transition nobody may make is 422; one only managers may make is 403 for others.
@@ -96,15 +108,8 @@ export async function changeParticipation(
 ): Promise<ParticipationItemRow> {
   let manages = found.manager && tokenMayWrite;
   if (!manages && !found.ownOrWard) throw found.manager ? errors.abilityMissing() : errors.unauthorized();
-  const decide = (from: ParticipationState): ParticipationState => {
-    const to = input.state ?? from;
-    if (to === from) return from;
-    if (!isTransition(from, to)) throw errors.invalidField('state', ruleMessages.stateCannotChange(from, to));
-    if (!manages && !isSelfServiceTransition(from, to)) throw errors.unauthorized();
-    return to;
-  };
   if (!manages && (input.role !== undefined || input.attended !== undefined)) throw errors.unauthorized();
-  decide(found.participation.state);
+  nextState(found.participation.state, input, manages);
   const id = Number(found.participation.id);
   await transact(db, actorOf(access), async (trx) => {
     const event = await lockEventOrThrow(trx, Number(found.event.id));
@@ -116,25 +121,34 @@ export async function changeParticipation(
     const current = await findParticipation(trx, id);
     if (!current) throw errors.notFound('Participation');
     requireIfMatch(ifMatch, current.version);
-    // Decided again on the row as it is now: the queue may have moved since it was first read.
-    const state = decide(current.state);
-    const role = input.role ?? current.role;
-    const attended = input.attended;
-    if (attended !== undefined && attended !== null && state !== 'accepted') {
-      throw errors.invalidField('attended', ruleMessages.attendedOnlyAccepted);
-    }
-    const other = {
-      ...(input.notes !== undefined ? { notes: input.notes } : {}),
-      ...(attended !== undefined ? { attended: attended === null ? null : attended ? (1 as const) : (0 as const) } : {}),
-    };
-    const placement = { id, role: current.role, state: current.state, waitlist_position: current.waitlist_position };
-    await changePlace(trx, event, placement, { role, state }, other, toDbTimestamp(new Date()));
-    const updated = (await findParticipation(trx, id))!;
-    const changes = changedFields(recordedOf(current), recordedOf(updated));
-    if (current.notes !== updated.notes) changes.notes = HIDDEN_NOTES;
-    noteUpdated(trx, 'participation', id, changes, { personId: Number(current.person_id) });
+    await applyChange(trx, event, current, input, manages);
   });
   return (await findParticipation(db, id))!;
+}
+
+/**
+ * One participation's change, inside a transaction that locked its event (`event`, as it is now):
+ * decided again on the row as it is now (the queue may have moved since it was first read), then
+ * placed (seats.ts) and recorded. Refusals come before any write.
+ */
+export async function applyChange(trx: TenantDb, event: EventRow, current: ParticipationItemRow, input: ParticipationUpdate, manages: boolean): Promise<void> {
+  const id = Number(current.id);
+  const state = nextState(current.state, input, manages);
+  const role = input.role ?? current.role;
+  const attended = input.attended;
+  if (attended !== undefined && attended !== null && state !== 'accepted') {
+    throw errors.invalidField('attended', ruleMessages.attendedOnlyAccepted);
+  }
+  const other = {
+    ...(input.notes !== undefined ? { notes: input.notes } : {}),
+    ...(attended !== undefined ? { attended: attended === null ? null : attended ? (1 as const) : (0 as const) } : {}),
+  };
+  const placement = { id, role: current.role, state: current.state, waitlist_position: current.waitlist_position };
+  await changePlace(trx, event, placement, { role, state }, other, toDbTimestamp(new Date()));
+  const updated = (await findParticipation(trx, id))!;
+  const changes = changedFields(recordedOf(current), recordedOf(updated));
+  if (current.notes !== updated.notes) changes.notes = HIDDEN_NOTES;
+  noteUpdated(trx, 'participation', id, changes, { personId: Number(current.person_id) });
 }
 
 /** GET /events/{id}/summary: the kitchen's and the lifeguard's numbers. */

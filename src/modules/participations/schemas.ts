@@ -2,7 +2,8 @@ import Type, { type Static } from 'typebox';
 import { PagingQuery } from '../../http/paging.js';
 import { Timestamp } from '../../http/schemas.js';
 import { toApiTimestamp } from '../../lib/time.js';
-import { StoredText } from '../../lib/validation.js';
+import { checkItems, MOST_ITEMS, objectItemCheck, valueItemCheck } from '../../http/bulk.js';
+import { compileObjectValidator, StoredText, type Validation } from '../../lib/validation.js';
 import type { ParticipationItemRow } from './queries.js';
 import { ROLES, STATES } from './states.js';
 
@@ -90,4 +91,47 @@ export function toApiParticipation(row: ParticipationItemRow, showNotes: boolean
   // notes keeps its place after attended.
   const { person, created_at, updated_at, ...head } = item;
   return { ...head, notes: row.notes, person, created_at, updated_at };
+}
+
+const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+
+/** POST /events/{id}/participations, the bulk form: several people at once (managers). */
+export const BulkRegistrationSchema = Type.Object({
+  person_ids: Type.Array(Id, { minItems: 1, maxItems: MOST_ITEMS, uniqueItems: true, description: 'Registered in this order, as single registrations would be' }),
+  role: Type.Optional(Role),
+});
+export type BulkRegistration = Static<typeof BulkRegistrationSchema>;
+
+/** PATCH /events/{id}/participations: several participations of the event changed at once (managers). */
+export const ParticipationChangeListSchema = Type.Object({
+  participations: Type.Array(Type.Object({ id: Id, ...ParticipationUpdateSchema.properties }), { minItems: 1, maxItems: MOST_ITEMS }),
+});
+export type ParticipationChangeList = Static<typeof ParticipationChangeListSchema>;
+
+const checkSingle = compileObjectValidator<NewParticipation>(NewParticipationSchema);
+const checkBulkRest = compileObjectValidator<Omit<BulkRegistration, 'person_ids'>>(Type.Object({ role: Type.Optional(Role) }));
+const checkPersonId = valueItemCheck(Id);
+const checkChange = objectItemCheck(ParticipationChangeListSchema.properties.participations.items);
+
+/**
+ * The body of POST /events/{id}/participations: the single form (`person_id`) or, when it names
+ * `person_ids`, the bulk form; both at once is 422 on `person_ids`.
+ */
+export function checkRegistrationBody(body: unknown): Validation<NewParticipation | BulkRegistration> {
+  const given = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  if (!('person_ids' in given)) return checkSingle(body);
+  if ('person_id' in given) return { ok: false, fieldErrors: { person_ids: ['The person ids field prohibits person id from being present.'] } };
+  const ids = checkItems(given, 'person_ids', (id) => id, checkPersonId);
+  const rest = checkBulkRest(given);
+  const fieldErrors = { ...ids.problems, ...(rest.ok ? {} : rest.fieldErrors) };
+  if (Object.keys(fieldErrors).length > 0) return { ok: false, fieldErrors };
+  return { ok: true, value: { person_ids: ids.items as number[], ...(rest.ok ? rest.value : {}) } };
+}
+
+/** The body of PATCH /events/{id}/participations. */
+export function checkChangesBody(body: unknown): Validation<ParticipationChangeList> {
+  const given = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const items = checkItems(given, 'participations', (item) => (item as { id?: unknown }).id, checkChange);
+  if (Object.keys(items.problems).length > 0) return { ok: false, fieldErrors: items.problems };
+  return { ok: true, value: { participations: items.items as ParticipationChangeList['participations'] } };
 }

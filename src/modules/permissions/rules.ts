@@ -159,6 +159,18 @@ export function visiblePeople(eb: PeopleQuery, access: Access): Expression<SqlBo
   return eb.or(parts);
 }
 
+/** Which of `personIds` exist and the caller sees (canSeePerson for a list, in one statement). */
+export async function seenPersonIds(db: TenantDb, access: Access, personIds: readonly number[]): Promise<Set<number>> {
+  if (personIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('users as p')
+    .select('p.id')
+    .where('p.id', 'in', [...personIds])
+    .where((eb) => visiblePeople(eb, access))
+    .execute();
+  return new Set(rows.map((row) => Number(row.id)));
+}
+
 /** An operator at the command line: every permission everywhere (the CLI is trusted like the server). */
 export async function operatorAccess(db: TenantDb, day: Day): Promise<Access> {
   const root = await rootGroup(db);
