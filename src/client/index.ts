@@ -89,6 +89,10 @@ export function createClient(options: ClientOptions) {
     signOut: () => api.DELETE('/session'),
     /** GET /user: the current user. */
     user: () => api.GET('/user'),
+    /** GET /user/access: who this is, the tenant, the role types, active memberships, permissions, wards and this device's token. */
+    access: () => api.GET('/user/access'),
+    /** GET /user/agenda: what is next for the caller and their wards. */
+    agenda: (query: Query<'getAgenda'> = {}) => api.GET('/user/agenda', { params: { query } }),
     /** GET /tenant: the tenant's slug, name and time zone. */
     tenant: () => api.GET('/tenant'),
     /** POST /logout: ends this token. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { zonedToIso } from '../../web/src/i18n.js';
+import { zonedToIso } from '../../web/src/i18n/index.js';
 import { accessFrom, todayIn } from '../../web/src/permissions.js';
 
 const groups = [

@@ -1,7 +1,7 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Access } from './access.js';
-import type { Language, Words } from './i18n.js';
+import type { Language, Words } from './i18n/index.js';
 import { troubleOf, type Trouble } from './session.js';
 
 export interface Session {

@@ -2,7 +2,8 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { loadAccess, todayIn } from './access.js';
 import { AppContext, type App, type Session } from './context.js';
-import { browserLanguage, LANGUAGES, wordsFor, type Language } from './i18n.js';
+import { translateApiMessage } from './i18n/api-messages.js';
+import { browserLanguage, LANGUAGES, rememberedLanguage, rememberLanguage, wordsFor, type Language } from './i18n/index.js';
 import { EventPage } from './pages/event.js';
 import { GroupPage } from './pages/group.js';
 import { GroupsPage } from './pages/groups.js';
@@ -14,7 +15,7 @@ import { useRoute } from './router.js';
 import { client, troubleOf, type Trouble } from './session.js';
 
 function App() {
-  const [language, setLanguage] = useState<Language>(browserLanguage());
+  const [language, setLanguage] = useState<Language>(() => rememberedLanguage() ?? browserLanguage());
   const [session, setSession] = useState<Session | null>(null);
   // A browser that is still signed in (the session cookie) skips the login page.
   const [restoring, setRestoring] = useState(true);
@@ -32,7 +33,7 @@ function App() {
     } else if (trouble.kind === 'rate-limited') {
       setNotice(words.tooMany(trouble.retryAfter));
     } else if (trouble.kind === 'refused') {
-      setNotice(trouble.message);
+      setNotice(translateApiMessage(trouble.message, language));
     } else {
       setNotice(words.failed);
     }
@@ -109,7 +110,14 @@ function App() {
         )}
         <label class="language">
           <span class="visually-hidden">{words.language}</span>
-          <select value={language} onChange={(event) => setLanguage((event.target as HTMLSelectElement).value as Language)}>
+          <select
+            value={language}
+            onChange={(event) => {
+              const chosen = (event.target as HTMLSelectElement).value as Language;
+              rememberLanguage(chosen);
+              setLanguage(chosen);
+            }}
+          >
             {LANGUAGES.map((code) => (
               <option value={code}>{code.toUpperCase()}</option>
             ))}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
-import { formatMoment } from '../i18n.js';
+import { formatMoment } from '../i18n/index.js';
 import { client } from '../session.js';
 
 type State = 'pending' | 'accepted' | 'waitlisted' | 'rejected' | 'cancelled';

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { covers } from '../access.js';
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
-import { formatMoment, zonedToIso } from '../i18n.js';
+import { formatMoment, roleTypeLabel, zonedToIso } from '../i18n/index.js';
 import { go } from '../router.js';
 import { client } from '../session.js';
 
@@ -133,7 +133,7 @@ function Members({ groupId, canWrite }: { groupId: number; canWrite: boolean }) 
           <select name="role_type" value={roleType} onChange={(e) => setRoleType((e.target as HTMLSelectElement).value)}>
             <option value="">{words.anyRole}</option>
             {(roles ?? []).map((role) => (
-              <option value={role.key}>{role.label}</option>
+              <option value={role.key}>{roleTypeLabel(role, app.language)}</option>
             ))}
           </select>
         </label>
@@ -194,7 +194,7 @@ function AddPerson({ groupId, roles, onAdded }: { groupId: number; roles: { key:
         {words.role}
         <select name="role_type" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
           {roles.map((r) => (
-            <option value={r.key}>{r.label}</option>
+            <option value={r.key}>{roleTypeLabel(r, app.language)}</option>
           ))}
         </select>
       </label>

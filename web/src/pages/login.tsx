@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Words } from '../i18n.js';
+import type { Words } from '../i18n/index.js';
 import { client, troubleOf, type Trouble } from '../session.js';
 
 interface Props {

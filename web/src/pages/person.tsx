@@ -1,7 +1,7 @@
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { covers } from '../access.js';
-import { formatDate, formatMoment } from '../i18n.js';
+import { formatDate, formatMoment, roleTypeLabel } from '../i18n/index.js';
 import { client } from '../session.js';
 import { EventLink } from './event-name.js';
 
@@ -22,6 +22,10 @@ export function PersonPage({ id }: { id: number }) {
     if (dataOf(app, await client.memberships.update(membershipId, { end_on: session.today }))) reloadMemberships();
   };
   const roleOf = (key: string) => roles?.find((role) => role.key === key);
+  const roleLabelOf = (key: string) => {
+    const role = roleOf(key);
+    return role ? roleTypeLabel(role, language) : key;
+  };
   // Open-ended, and a role no higher than the caller's own there.
   const endable = (m: { group_id: number; role_type: string; end_on: string | null }) => {
     const role = roleOf(m.role_type);
@@ -61,7 +65,7 @@ export function PersonPage({ id }: { id: number }) {
         <ul class="list">
           {(memberships ?? []).map((m) => (
             <li key={m.id}>
-              <a href={`#/groups/${m.group_id}`}>{session.access.groups.get(m.group_id)?.name ?? m.group_id}</a> · {roleOf(m.role_type)?.label ?? m.role_type} ·{' '}
+              <a href={`#/groups/${m.group_id}`}>{session.access.groups.get(m.group_id)?.name ?? m.group_id}</a> · {roleLabelOf(m.role_type)} ·{' '}
               {words.since} {day(m.start_on)}
               {m.end_on && ` – ${day(m.end_on)}`}
               {endable(m) && (

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useApp } from '../context.js';
-import { formatDate, type Words } from '../i18n.js';
+import { translateApiMessages } from '../i18n/api-messages.js';
+import { formatDate, type Words } from '../i18n/index.js';
 import { client, troubleOf, type Trouble } from '../session.js';
 
 interface Props {
@@ -90,6 +91,7 @@ export function ProfilePage({ onPasswordChanged }: Props) {
 }
 
 function TextField(props: { label: string; name: string; value: string; type?: 'text' | 'email'; errors?: string[] | undefined; onChange: (value: string) => void }) {
+  const { language } = useApp();
   const id = `field-${props.name}`;
   return (
     <label for={id}>
@@ -106,7 +108,7 @@ function TextField(props: { label: string; name: string; value: string; type?: '
       />
       {props.errors && (
         <span id={`${id}-error`} class="error">
-          {props.errors.join(' ')}
+          {translateApiMessages(props.errors, language)}
         </span>
       )}
     </label>
@@ -114,6 +116,7 @@ function TextField(props: { label: string; name: string; value: string; type?: '
 }
 
 function PasswordForm({ words, onTrouble, onChanged }: { words: Words; onTrouble: (trouble: Trouble) => void; onChanged: () => void }) {
+  const { language } = useApp();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [confirmation, setConfirmation] = useState('');
@@ -130,7 +133,7 @@ function PasswordForm({ words, onTrouble, onChanged }: { words: Words; onTrouble
     <label>
       {label}
       <input name={name} type="password" autocomplete={autocomplete} required value={value} onInput={(e) => set((e.target as HTMLInputElement).value)} />
-      {fieldErrors[name] && <span class="error">{fieldErrors[name].join(' ')}</span>}
+      {fieldErrors[name] && <span class="error">{translateApiMessages(fieldErrors[name], language)}</span>}
     </label>
   );
 
