@@ -2,13 +2,24 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Access } from './access.js';
 import type { Language, Words } from './i18n/index.js';
-import { troubleOf, type Trouble } from './session.js';
+import { client, troubleOf, type Trouble } from './session.js';
 
+type UserAccess = NonNullable<Awaited<ReturnType<typeof client.access>>['data']>['data'];
+
+/** Who is signed in and what they may do: GET /user/access, read once at sign-in (and after a change to the tree). */
 export interface Session {
   personId: number;
-  username: string;
+  me: UserAccess['user'];
+  tenant: UserAccess['tenant'];
   timeZone: string;
+  /** Today in the tenant's time zone (YYYY-MM-DD). */
   today: string;
+  /** The token of this browser's session ("this device"). */
+  tokenId: number;
+  wards: UserAccess['wards'];
+  /** The memberships active today. */
+  memberships: UserAccess['memberships'];
+  roleTypes: UserAccess['role_types'];
   access: Access;
 }
 

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { loadAccess, todayIn } from './access.js';
+import { loadSession } from './access.js';
 import { AppContext, type App, type Session } from './context.js';
 import { translateApiMessage } from './i18n/api-messages.js';
 import { browserLanguage, LANGUAGES, rememberedLanguage, rememberLanguage, wordsFor, type Language } from './i18n/index.js';
@@ -9,20 +9,49 @@ import { GroupPage } from './pages/group.js';
 import { GroupsPage } from './pages/groups.js';
 import { LoginPage } from './pages/login.js';
 import { PersonPage } from './pages/person.js';
+import { HomePage } from './pages/home.js';
 import { ProfilePage } from './pages/profile.js';
+import { SessionsPage } from './pages/sessions.js';
 import { WardsPage } from './pages/wards.js';
 import { useRoute } from './router.js';
-import { client, troubleOf, type Trouble } from './session.js';
+import { client, troubleOf, whenWaiting, type Trouble } from './session.js';
+
+/**
+ * Moves the focus to the page's heading once it is shown (a page shows it when its data has
+ * come), so that a screen reader announces the new page; gives up after a few seconds.
+ */
+function focusHeadingWhenShown(): () => void {
+  const main = document.getElementById('content')!;
+  const focus = () => {
+    const heading = main.querySelector<HTMLElement>('h1');
+    if (heading) heading.focus();
+    return heading !== null;
+  };
+  if (focus()) return () => undefined;
+  const observer = new MutationObserver(() => focus() && observer.disconnect());
+  observer.observe(main, { childList: true, subtree: true });
+  const timer = setTimeout(() => observer.disconnect(), 5000);
+  return () => {
+    observer.disconnect();
+    clearTimeout(timer);
+  };
+}
 
 function App() {
   const [language, setLanguage] = useState<Language>(() => rememberedLanguage() ?? browserLanguage());
   const [session, setSession] = useState<Session | null>(null);
+  // The sign-in's agenda, shown by the home page without asking again.
+  const [agenda, setAgenda] = useState<Parameters<typeof HomePage>[0]['agenda']>(null);
   // A browser that is still signed in (the session cookie) skips the login page.
   const [restoring, setRestoring] = useState(true);
   const [notice, setNotice] = useState<string | null>(null);
+  const [waitSeconds, setWaitSeconds] = useState(0);
   const route = useRoute();
   // A notice is about the page it appeared on.
   useEffect(() => setNotice(null), [route.join('/')]);
+  useEffect(() => whenWaiting(setWaitSeconds), []);
+  // On navigation the focus moves to the new page's heading (screen readers announce it).
+  useEffect(() => (session ? focusHeadingWhenShown() : undefined), [route.join('/'), session === null]);
   const words = wordsFor(language);
   document.documentElement.lang = language;
 
@@ -39,28 +68,30 @@ function App() {
     }
   };
 
-  /** After a login: who this is, the tenant's time zone and what they may do where. */
-  const start = async (username: string) => {
-    const [user, tenant] = await Promise.all([client.user(), client.tenant()]);
-    const timeZone = tenant.data?.data.tenant.timezone ?? 'UTC';
-    const today = todayIn(timeZone);
-    const access = user.data && tenant.data ? await loadAccess(user.data.id, today) : null;
-    if (!user.data || !access) {
-      // No half-started session: the session just begun is ended.
-      report(user.data ? { kind: 'failed', status: 0 } : troubleOf(user.response, user.error));
-      await client.signOut().catch(() => undefined);
-      return;
+  /** After a sign-in, or a reload that found the session: who this is, what they may do, what is next. */
+  const start = async (): Promise<boolean> => {
+    const loaded = await loadSession();
+    if (!loaded.session) {
+      if (loaded.trouble && loaded.trouble.response.status !== 401) report(troubleOf(loaded.trouble.response, loaded.trouble.error));
+      return false;
     }
     setNotice(null);
-    setSession({ personId: user.data.id, username, timeZone, today, access });
+    setAgenda(loaded.agenda);
+    setSession(loaded.session);
+    return true;
+  };
+  const signedIn = async () => {
+    if (!(await start())) {
+      // No half-started session: the session just begun is ended.
+      report({ kind: 'failed', status: 0 });
+      await client.signOut().catch(() => undefined);
+    }
   };
   useEffect(() => {
     // XSRF-TOKEN is set by every sign-in: without it this browser has no session to look for.
     if (!document.cookie.includes('XSRF-TOKEN=')) return setRestoring(false);
-    client
-      .user()
-      .then((user) => (user.data ? start(user.data.username) : undefined))
-      .catch(() => undefined)
+    start()
+      .catch(() => false)
       .finally(() => setRestoring(false));
   }, []);
   /** The session ends only when the API ended it; otherwise the page says why not. */
@@ -81,31 +112,39 @@ function App() {
     session,
     report,
     refreshAccess: async () => {
-      const access = await loadAccess(session.personId, session.today);
-      if (access) setSession({ ...session, access });
+      const loaded = await loadSession();
+      if (loaded.session) setSession(loaded.session);
     },
   };
   const [section, id] = route;
   const page = () => {
     const numeric = Number(id);
     if (section === 'wards') return <WardsPage />;
+    if (section === 'sessions') return <SessionsPage />;
+    if (section === 'profile') return <ProfilePage onPasswordChanged={() => setNotice(words.passwordChangedStaySignedIn)} />;
     // Keyed by id: another group's page starts afresh, never with this one's form contents.
     if (section === 'groups' && id) return <GroupPage key={numeric} id={numeric} />;
     if (section === 'groups') return <GroupsPage />;
     if (section === 'people' && id) return <PersonPage key={numeric} id={numeric} />;
     if (section === 'events' && id) return <EventPage key={numeric} id={numeric} />;
-    return <ProfilePage onPasswordChanged={() => { setSession(null); setNotice(words.passwordChanged); }} />;
+    // The agenda read at sign-in serves the first visit of the home page only.
+    return <HomePage agenda={agenda} onShown={() => setAgenda(null)} />;
   };
 
   return (
     <>
+      <a class="skip-link" href="#content" onClick={(event) => { event.preventDefault(); document.getElementById('content')?.focus(); }}>
+        {words.skipToContent}
+      </a>
       <header class="bar">
         <span class="brand">{words.appName}</span>
         {session && (
           <nav aria-label={words.appName}>
-            <a href="#/">{words.profile}</a>
-            <a href="#/wards">{words.wards}</a>
+            <a href="#/">{words.home}</a>
+            {session.wards.length > 0 && <a href="#/wards">{words.wards}</a>}
             <a href="#/groups">{words.groups}</a>
+            <a href="#/profile">{words.profile}</a>
+            <a href="#/sessions">{words.sessions}</a>
           </nav>
         )}
         <label class="language">
@@ -129,7 +168,12 @@ function App() {
           </button>
         )}
       </header>
-      <main>
+      <main id="content" tabIndex={-1}>
+        {waitSeconds > 0 && (
+          <p class="notice" role="status">
+            {words.retrying(waitSeconds)}
+          </p>
+        )}
         {notice && (
           <p class="notice" role="alert">
             {notice}
@@ -138,7 +182,7 @@ function App() {
         {restoring ? null : app ? (
           <AppContext.Provider value={app}>{page()}</AppContext.Provider>
         ) : (
-          <LoginPage words={words} onTrouble={report} onLoggedIn={start} />
+          <LoginPage words={words} onTrouble={report} onLoggedIn={signedIn} />
         )}
       </main>
     </>

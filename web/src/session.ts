@@ -1,11 +1,38 @@
 import { createClient, type GroupadminClient } from 'groupadmin/client';
 
+/** Tries of one request that met the rate limit, before the page hears the 429. */
+const MOST_RETRIES = 3;
+
+let waiting: (seconds: number) => void = () => undefined;
+
+/** Tells `listener` when requests wait for the rate limit (the seconds), and when they go on (0). */
+export function whenWaiting(listener: (seconds: number) => void): void {
+  waiting = listener;
+}
+
+/**
+ * fetch that waits out a 429 and tries again, saying so: the rate limit refuses a request before
+ * any of it is done, so trying again never acts twice, and a page never mistakes a 429 for
+ * missing data. What was typed stays in its form meanwhile.
+ */
+const patientFetch: typeof fetch = async (input, init) => {
+  const request = new Request(input, init);
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(request.clone());
+    if (response.status !== 429 || attempt >= MOST_RETRIES) return response;
+    const seconds = Math.min(120, Math.max(1, Number(response.headers.get('retry-after')) || 1));
+    waiting(seconds);
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    waiting(0);
+  }
+};
+
 /**
  * The one API client of the app. It signs in with a session cookie (POST /session) that no
  * script can read: a reload or a second tab stays signed in, and nothing of the session is kept
  * in localStorage, sessionStorage or IndexedDB (docs/api/authentication-and-tokens.md).
  */
-export const client: GroupadminClient = createClient({ baseUrl: `${location.origin}/api` });
+export const client: GroupadminClient = createClient({ baseUrl: `${location.origin}/api`, fetch: patientFetch });
 
 /** What an answer that went wrong means for the page showing it. */
 export type Trouble =

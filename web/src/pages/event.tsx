@@ -26,7 +26,7 @@ export function EventPage({ id }: { id: number }) {
   const { words, language, session } = app;
   const [round, setRound] = useState(0);
   const [event] = useLoad(async () => dataOf(app, await client.events.get(id))?.data.event ?? null, [id, round]);
-  const [wards] = useLoad(async () => dataOf(app, await client.people.wards())?.data.wards ?? null, []);
+  const wards = session.wards;
   // Managers get every participation; anyone else their own and their wards'.
   const [participations] = useLoad(async () => {
     const answer = dataOf(app, await client.participations.list(id, { limit: 200 }));
@@ -56,7 +56,7 @@ export function EventPage({ id }: { id: number }) {
   return (
     <>
       <section class="card">
-        <h1>{event.name}</h1>
+        <h1 tabIndex={-1}>{event.name}</h1>
         <p class="muted">
           {formatMoment(event.starts_at, language, session.timeZone)} – {formatMoment(event.ends_at, language, session.timeZone)}
           {event.location && ` · ${event.location}`}

@@ -18,7 +18,7 @@ export function GroupPage({ id }: { id: number }) {
   return (
     <>
       <section class="card">
-        <h1>{group.name}</h1>
+        <h1 tabIndex={-1}>{group.name}</h1>
         {group.parent_id !== null && (
           <p class="muted">
             <a href={`#/groups/${group.parent_id}`}>{session.access.groups.get(group.parent_id)?.name}</a>

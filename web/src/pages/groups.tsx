@@ -41,7 +41,7 @@ export function GroupsPage() {
 
   return (
     <section class="card">
-      <h1>{words.groups}</h1>
+      <h1 tabIndex={-1}>{words.groups}</h1>
       <ul class="tree">{roots.map(node)}</ul>
       {groups.some((group) => session.access.atLeast(group.id, 'write')) && <NewSubgroup onCreated={(id) => setOpen(new Set([...open, id]))} />}
     </section>

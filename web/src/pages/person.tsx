@@ -36,7 +36,7 @@ export function PersonPage({ id }: { id: number }) {
   return (
     <>
       <section class="card">
-        <h1>
+        <h1 tabIndex={-1}>
           {person.firstname} {person.lastname}
         </h1>
         <dl class="facts">

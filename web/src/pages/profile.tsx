@@ -62,7 +62,7 @@ export function ProfilePage({ onPasswordChanged }: Props) {
   return (
     <>
       <form class="card" onSubmit={save} aria-labelledby="profile-title">
-        <h1 id="profile-title">{words.profile}</h1>
+        <h1 id="profile-title" tabIndex={-1}>{words.profile}</h1>
         <p class="muted">
           {user.username} · {words.memberSince} {formatDate(user.created_at, language, session.timeZone)}
         </p>

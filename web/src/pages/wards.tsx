@@ -1,46 +1,44 @@
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
-import { client } from '../session.js';
-import { EventLink } from './event-name.js';
+import { formatMoment } from '../i18n/index.js';
+import { familyAgenda } from '../access.js';
 
-/** My wards and their registrations. */
+/** My wards, with what is next for each (one request: the family's agenda; the wards came with the sign-in). */
 export function WardsPage() {
   const app = useApp();
-  const { words } = app;
-  const [wards] = useLoad(async () => {
-    const list = dataOf(app, await client.people.wards())?.data.wards;
-    if (!list) return null;
-    // One call per ward: a family has a handful.
-    return Promise.all(
-      list.map(async (ward) => ({ ward, participations: dataOf(app, await client.participations.ofPerson(ward.id, { limit: 50 }))?.data.participations ?? [] })),
-    );
-  }, []);
-  if (!wards) return <p aria-busy="true">…</p>;
+  const { words, language, session } = app;
+  const [agenda] = useLoad(async () => dataOf(app, await familyAgenda())?.data.events ?? null, []);
   return (
     <section class="card">
-      <h1>{words.wards}</h1>
-      {wards.length === 0 && <p class="muted">{words.noWards}</p>}
-      {wards.map(({ ward, participations }) => (
-        <article key={ward.id} class="ward">
-          <h2>
-            <a href={`#/people/${ward.id}`}>
-              {ward.firstname} {ward.lastname}
-            </a>
-          </h2>
-          {participations.length > 0 ? (
-            <ul class="list" aria-label={`${words.registrations}: ${ward.firstname}`}>
-              {participations.map((p) => (
-                <li key={p.id}>
-                  <EventLink id={p.event_id} /> · {words[p.state]}
-                  {p.waitlist_position !== null && ` (${p.waitlist_position})`}
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <p class="muted">{words.nothing}</p>
-          )}
-        </article>
-      ))}
+      <h1 tabIndex={-1}>{words.wards}</h1>
+      {session.wards.length === 0 && <p class="muted">{words.noWards}</p>}
+      {session.wards.map((ward) => {
+        const entries = (agenda ?? []).flatMap(({ event, family }) => family.filter((f) => f.person_id === ward.id).map((f) => ({ event, ...f })));
+        return (
+          <article key={ward.id} class="ward">
+            <h2>
+              <a href={`#/people/${ward.id}`}>
+                {ward.firstname} {ward.lastname}
+              </a>
+            </h2>
+            {agenda === null ? (
+              <p aria-busy="true">…</p>
+            ) : entries.length > 0 ? (
+              <ul class="list" aria-label={`${words.registrations}: ${ward.firstname}`}>
+                {entries.map((entry) => (
+                  <li key={entry.participation_id}>
+                    <a href={`#/events/${entry.event.id}`}>{entry.event.name}</a>{' '}
+                    <span class="muted">{formatMoment(entry.event.starts_at, language, session.timeZone)}</span> · {words[entry.state]}
+                    {entry.waitlist_position !== null && ` (${words.placeOnList(entry.waitlist_position)})`}
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p class="muted">{words.nothing}</p>
+            )}
+          </article>
+        );
+      })}
     </section>
   );
 }
