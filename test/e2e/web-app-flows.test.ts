@@ -141,13 +141,26 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     // The parent registers both: one place, so the second waits.
     const parent = await loggedIn('parent', 360);
     const pp = parent.page;
-    await pp.getByRole('link', { name: 'Groups' }).click();
-    await pp.getByRole('link', { name: 'Foxes' }).click();
-    await pp.getByRole('link', { name: 'Summer camp' }).click();
-    await pp.getByRole('button', { name: 'Register: Kim Kid' }).click();
+    // The home page lists the camp as open to both wards: one tap to it, not a walk through the tree.
+    await accessible(pp, 'home (parent)');
+    await pp.getByRole('link', { name: /^Register: (Kim, Kai|Kai, Kim)$/ }).click();
+    await pp.getByRole('heading', { name: 'Summer camp' }).waitFor();
+    await pp.getByRole('link', { name: 'Register: Kim Kid' }).click();
+    await pp.getByLabel('Notes for the leaders').fill('Nut allergy');
+    await accessible(pp, 'register (parent)');
+    await pp.screenshot({ path: join(ARTIFACTS, 'register-360.png'), fullPage: true });
+    await pp.getByRole('button', { name: 'Register: Kim' }).click();
     await pp.getByText('Kim: Accepted').waitFor();
-    await pp.getByRole('button', { name: 'Register: Kai Kid' }).click();
-    await pp.getByText('Kai: Waiting list').waitFor();
+    // Kai's swimming answer is corrected in the same step.
+    await pp.getByRole('link', { name: 'Register: Kai Kid' }).click();
+    await expect(pp.getByRole('group', { name: 'Can swim?' }).getByLabel('Yes').isChecked()).resolves.toBe(true);
+    await pp.getByRole('group', { name: 'Can swim?' }).getByLabel('No').check();
+    await pp.getByRole('button', { name: 'Register: Kai' }).click();
+    await pp.getByText('Kai: Waiting list (place 1 on the waiting list)').waitFor();
+    const kids = (await api('GET', `/people?group_id=${patrol}&q=Kid`)).data.people as { id: number; firstname: string; can_swimm: boolean }[];
+    expect(kids.find((kid) => kid.firstname === 'Kai')?.can_swimm).toBe(false);
+    const registered = (await api('GET', `/events/${camp.id}/participations`)).data.participations as { person: { firstname: string }; notes: string | null }[];
+    expect(registered.map((p) => [p.person.firstname, p.notes])).toEqual([['Kim', 'Nut allergy'], ['Kai', null]]);
     await accessible(pp, 'event (parent)');
     await pp.screenshot({ path: join(ARTIFACTS, 'event-360.png'), fullPage: true });
     await pp.getByRole('link', { name: 'My wards' }).click();
@@ -162,8 +175,9 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     await lp.goto(eventUrl);
     await lp.getByLabel('State: Kim Kid').selectOption('cancelled');
     await expect.poll(() => lp.getByLabel('State: Kai Kid').inputValue(), { timeout: 10_000 }).toBe('accepted');
+    await lp.getByText('Summary').click();
     const summary = lp.getByTestId('summary');
-    await expect.poll(() => summary.innerText()).toMatch(/Accepted\s+1\s+Waiting list\s+0\s+Pending\s+0\s+Cancelled\s+1\s+Vegetarians\s+0\s+Non-swimmers\s+0/);
+    await expect.poll(() => summary.innerText()).toMatch(/Accepted\s+1\s+Waiting list\s+0\s+Pending\s+0\s+Cancelled\s+1\s+Vegetarians\s+0\s+Non-swimmers\s+Kai Kid/);
     await expect.poll(() => lp.getByTestId('places').innerText()).toBe('1 of 1 places taken');
     await accessible(lp, 'event (leader)');
     await lp.screenshot({ path: join(ARTIFACTS, 'event-1280.png'), fullPage: true });

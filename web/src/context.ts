@@ -29,6 +29,8 @@ export interface App {
   session: Session;
   /** Reports what went wrong: a 401 returns to the login page, a 429 says when to try again. */
   report: (trouble: Trouble) => void;
+  /** A short confirmation after a write, shown on the page at `path` (the current one when not given). */
+  announce: (text: string, path?: string) => void;
   /** Loads the groups and permissions again (after a change to the tree). */
   refreshAccess: () => Promise<void>;
 }

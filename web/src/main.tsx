@@ -11,9 +11,11 @@ import { LoginPage } from './pages/login.js';
 import { PersonPage } from './pages/person.js';
 import { HomePage } from './pages/home.js';
 import { ProfilePage } from './pages/profile.js';
+import { RegisterPage } from './pages/register.js';
+import { SearchPage } from './pages/search.js';
 import { SessionsPage } from './pages/sessions.js';
 import { WardsPage } from './pages/wards.js';
-import { useRoute } from './router.js';
+import { go, useRoute } from './router.js';
 import { client, troubleOf, whenWaiting, type Trouble } from './session.js';
 
 /**
@@ -47,8 +49,14 @@ function App() {
   const [notice, setNotice] = useState<string | null>(null);
   const [waitSeconds, setWaitSeconds] = useState(0);
   const route = useRoute();
+  const here = route.join('/');
+  // A confirmation after a write, for the page it was meant for; gone with the next navigation.
+  const [announcement, setAnnouncement] = useState<{ text: string; page: string } | null>(null);
   // A notice is about the page it appeared on.
-  useEffect(() => setNotice(null), [route.join('/')]);
+  useEffect(() => {
+    setNotice(null);
+    setAnnouncement((current) => (current && current.page === here ? current : null));
+  }, [here]);
   useEffect(() => whenWaiting(setWaitSeconds), []);
   // On navigation the focus moves to the new page's heading (screen readers announce it).
   useEffect(() => (session ? focusHeadingWhenShown() : undefined), [route.join('/'), session === null]);
@@ -111,6 +119,11 @@ function App() {
     language,
     session,
     report,
+    announce: (text, path) => {
+      const page = path === undefined ? here : path.replace(/^\/+/, '');
+      setAnnouncement({ text, page });
+      if (page !== here) go(`/${page}`);
+    },
     refreshAccess: async () => {
       const loaded = await loadSession();
       if (loaded.session) setSession(loaded.session);
@@ -126,7 +139,11 @@ function App() {
     if (section === 'groups' && id) return <GroupPage key={numeric} id={numeric} />;
     if (section === 'groups') return <GroupsPage />;
     if (section === 'people' && id) return <PersonPage key={numeric} id={numeric} />;
+    if (section === 'events' && id && route[2] === 'register' && route[3]) {
+      return <RegisterPage key={`${id}/${route[3]}`} eventId={numeric} personId={Number(route[3])} />;
+    }
     if (section === 'events' && id) return <EventPage key={numeric} id={numeric} />;
+    if (section === 'search' && id) return <SearchPage key={id} text={decodeURIComponent(id)} />;
     // The agenda read at sign-in serves the first visit of the home page only.
     return <HomePage agenda={agenda} onShown={() => setAgenda(null)} />;
   };
@@ -146,6 +163,22 @@ function App() {
             <a href="#/profile">{words.profile}</a>
             <a href="#/sessions">{words.sessions}</a>
           </nav>
+        )}
+        {session && (
+          <form
+            class="search"
+            role="search"
+            onSubmit={(event) => {
+              event.preventDefault();
+              const text = new FormData(event.currentTarget).get('q')?.toString().trim() ?? '';
+              if (text !== '') go(`/search/${encodeURIComponent(text)}`);
+            }}
+          >
+            <label>
+              <span class="visually-hidden">{words.searchPeople}</span>
+              <input type="search" name="q" placeholder={words.searchPeople} maxLength={255} />
+            </label>
+          </form>
         )}
         <label class="language">
           <span class="visually-hidden">{words.language}</span>
@@ -172,6 +205,11 @@ function App() {
         {waitSeconds > 0 && (
           <p class="notice" role="status">
             {words.retrying(waitSeconds)}
+          </p>
+        )}
+        {announcement && announcement.page === here && (
+          <p class="success announcement" role="status">
+            {announcement.text}
           </p>
         )}
         {notice && (

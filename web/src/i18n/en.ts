@@ -101,6 +101,22 @@ export const en = {
   retrying: (seconds: number) => `Many requests just now: trying again in ${seconds} s. Nothing you typed is lost.`,
   skipToContent: 'Skip to content',
   passwordChangedStaySignedIn: 'Password changed. Your other devices are signed out.',
+  // Profile and wards' profiles.
+  // Events: registering the family, states and cancelling; the people search.
+  confirmCancelRegistration: (name: string, event: string) => `Cancel ${name}'s registration for ${event}? A place given up goes to the first on the waiting list.`,
+  registrationCancelled: (name: string) => `${name}: registration cancelled.`,
+  cancelRegistrationOf: (name: string) => `Cancel ${name}'s registration`,
+  registerFor: (name: string, event: string) => `Register ${name} for ${event}`,
+  notesForLeaders: 'Notes for the leaders',
+  notesHint: 'Allergies, medication, anything the leaders should know. Only the leaders of this event and your family see it.',
+  confirmAnswers: (name: string) => `Please check ${name}'s answers for the kitchen and the lifeguard:`,
+  vegetarianQuestion: 'Eats vegetarian?',
+  swimmerQuestion: 'Can swim?',
+  yes: 'Yes',
+  no: 'No',
+  searchPeople: 'Find a person',
+  searchResults: (text: string) => `People matching “${text}”`,
+  noPeopleFound: 'No one found among the people you may see.',
   // The four role types every new tenant starts with (shown through roleTypeLabel).
   roleAdmin: 'Administrator',
   roleLeader: 'Leader',

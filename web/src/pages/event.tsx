@@ -18,40 +18,60 @@ const LIVE: State[] = ['pending', 'accepted', 'waitlisted'];
 type Participation = { id: number; person_id: number; state: State; waitlist_position: number | null; person: { id: number; firstname: string; lastname: string } };
 
 /**
- * An event: registration for me and my wards; for its managers the participant list with state
- * changes, the summary and the CSV download.
+ * An event: what it is, the family's registrations (states, waiting-list places, cancel) and who of
+ * them may register; for its managers the participant list with state changes, the summary and
+ * the CSV download. Two requests: the event, and the family's agenda at its time (or, for
+ * managers, the participant list).
  */
 export function EventPage({ id }: { id: number }) {
   const app = useApp();
   const { words, language, session } = app;
   const [round, setRound] = useState(0);
   const [event] = useLoad(async () => dataOf(app, await client.events.get(id))?.data.event ?? null, [id, round]);
-  const wards = session.wards;
-  // Managers get every participation; anyone else their own and their wards'.
+  const manager = event ? session.access.atLeast(event.group_id, 'write') : false;
+  // Managers get every participation; anyone else reads the family's part from the agenda.
   const [participations] = useLoad(async () => {
+    if (!event || !manager) return [];
+    // JSON, not the CSV the same list also answers.
     const answer = dataOf(app, await client.participations.list(id, { limit: 200 }));
     return answer && typeof answer !== 'string' ? (answer.data.participations as Participation[]) : null;
-  }, [id, round]);
-  const [message, setMessage] = useState<string | null>(null);
-  if (!event || !participations) return <p aria-busy="true">…</p>;
-  const manager = session.access.atLeast(event.group_id, 'write');
+  }, [event === null, manager, round]);
+  const [family] = useLoad(async () => {
+    if (!event || manager) return null;
+    const answer = dataOf(app, await client.agenda({ from: event.starts_at, to: event.starts_at, limit: 50 }));
+    if (!answer) return null;
+    const entry = answer.data.events.find((item) => item.event.id === id);
+    return { participations: entry?.family ?? [], mayRegister: entry?.may_register ?? [] };
+  }, [event === null, manager, round]);
+  if (!event || !participations || (!manager && !family)) return <p aria-busy="true">…</p>;
   const changed = () => setRound(round + 1);
-
-  const register = async (personId: number) => {
-    const created = dataOf(app, await client.participations.register(id, { person_id: personId }));
-    if (created) setMessage(`${created.data.participation.person.firstname}: ${words[created.data.participation.state]}`);
-    changed();
+  const nameOf = (personId: number) => {
+    if (personId === session.personId) return `${session.me.firstname} ${session.me.lastname}`;
+    const ward = session.wards.find((w) => w.id === personId);
+    return ward ? `${ward.firstname} ${ward.lastname}` : (participations.find((p) => p.person_id === personId)?.person.firstname ?? String(personId));
   };
+  const household = [session.personId, ...session.wards.map((w) => w.id)];
+  // The family's registrations: from the agenda, or (managers) from the full list.
+  const mine: FamilyEntry[] = manager
+    ? participations
+        .filter((p) => household.includes(p.person_id) && p.state !== 'cancelled')
+        .map((p) => ({ person_id: p.person_id, participation_id: p.id, state: p.state, waitlist_position: p.waitlist_position }))
+    : family!.participations;
+  // Managers may register anyone at any time; the family as the agenda says (who may, while open).
+  const mayRegister = manager ? household.filter((personId) => !mine.some((m) => m.person_id === personId && LIVE.includes(m.state))) : family!.mayRegister;
+
   const setState = async (participationId: number, state: State) => {
     dataOf(app, await client.participations.update(participationId, { state }));
     // Reloaded after a refusal too: the list shows the state the event really has.
     changed();
   };
-  const now = new Date().toISOString();
-  const open = (event.registration_opens_at === null || event.registration_opens_at <= now) && (event.registration_closes_at === null || now < event.registration_closes_at);
-  const live = (personId: number) => participations.find((p) => p.person_id === personId && LIVE.includes(p.state));
-  const family = [{ id: session.personId, label: words.me }, ...(wards ?? []).map((w) => ({ id: w.id, label: `${w.firstname} ${w.lastname}` }))];
-  const mine = participations.filter((p) => family.some((member) => member.id === p.person_id));
+  const cancel = async (entry: FamilyEntry) => {
+    if (!confirm(words.confirmCancelRegistration(nameOf(entry.person_id), event.name))) return;
+    const result = await client.participations.update(entry.participation_id, { state: 'cancelled' });
+    if (result.data) app.announce(words.registrationCancelled(nameOf(entry.person_id)));
+    else dataOf(app, result);
+    changed();
+  };
 
   return (
     <>
@@ -65,40 +85,41 @@ export function EventPage({ id }: { id: number }) {
         <p data-testid="places">{words.places(event.participants_count, event.capacity)}</p>
         {mine.length > 0 && (
           <ul class="list" aria-label={words.registrations}>
-            {mine.map((p) => (
-              <li key={p.id}>
-                {p.person.firstname} {p.person.lastname} · {words[p.state]}
-                {p.waitlist_position !== null && ` (${p.waitlist_position})`}
-                {LIVE.includes(p.state) && (
-                  <button type="button" class="link" onClick={() => void setState(p.id, 'cancelled')}>
-                    {words.cancelRegistration}
+            {mine.map((entry) => (
+              <li key={entry.participation_id}>
+                {nameOf(entry.person_id)} · {words[entry.state]}
+                {entry.waitlist_position !== null && ` (${words.placeOnList(entry.waitlist_position)})`}
+                {LIVE.includes(entry.state) && (
+                  <button type="button" class="link" onClick={() => void cancel(entry)}>
+                    {words.cancelRegistrationOf(nameOf(entry.person_id))}
                   </button>
                 )}
               </li>
             ))}
           </ul>
         )}
-        {(open || manager) && (
+        {mayRegister.length > 0 && (
           <div class="register" role="group" aria-label={words.register}>
-            {family
-              .filter((member) => !live(member.id))
-              .map((member) => (
-                <button type="button" key={member.id} onClick={() => void register(member.id)}>
-                  {words.register}: {member.label}
-                </button>
-              ))}
+            {mayRegister.map((personId) => (
+              <a class="button-link" key={personId} href={`#/events/${id}/register/${personId}`}>
+                {words.registerNamed(nameOf(personId))}
+              </a>
+            ))}
           </div>
-        )}
-        {message && (
-          <p class="success" role="status">
-            {message}
-          </p>
         )}
       </section>
       {manager && <Participants eventId={id} participations={participations} onSetState={setState} />}
       {manager && <Summary eventId={id} round={round} />}
     </>
   );
+}
+
+/** A participation of the caller or a ward, as the agenda gives it. */
+interface FamilyEntry {
+  person_id: number;
+  participation_id: number;
+  state: State;
+  waitlist_position: number | null;
 }
 
 function Participants({ eventId, participations, onSetState }: { eventId: number; participations: Participation[]; onSetState: (id: number, state: State) => Promise<void> }) {
@@ -156,28 +177,34 @@ function Participants({ eventId, participations, onSetState }: { eventId: number
   );
 }
 
+/** The kitchen's and the lifeguard's numbers, read when opened: not one of the page's two requests. */
 function Summary({ eventId, round }: { eventId: number; round: number }) {
   const app = useApp();
   const { words } = app;
-  const [summary] = useLoad(async () => dataOf(app, await client.events.summary(eventId))?.data.summary ?? null, [eventId, round]);
-  if (!summary) return null;
+  const [open, setOpen] = useState(false);
+  const [summary] = useLoad(async () => (open ? (dataOf(app, await client.events.summary(eventId))?.data.summary ?? null) : null), [eventId, round, open]);
   return (
-    <section class="card">
-      <h2>{words.summary}</h2>
-      <dl class="facts" data-testid="summary">
-        <dt>{words.accepted}</dt>
-        <dd>{summary.accepted}</dd>
-        <dt>{words.waitlisted}</dt>
-        <dd>{summary.waitlisted}</dd>
-        <dt>{words.pending}</dt>
-        <dd>{summary.pending}</dd>
-        <dt>{words.cancelled}</dt>
-        <dd>{summary.cancelled}</dd>
-        <dt>{words.vegetariansCount}</dt>
-        <dd>{summary.vegetarians}</dd>
-        <dt>{words.nonSwimmers}</dt>
-        <dd>{summary.non_swimmers.length === 0 ? '0' : summary.non_swimmers.map((p) => `${p.firstname} ${p.lastname}`).join(', ')}</dd>
-      </dl>
-    </section>
+    <details class="card" onToggle={(event) => setOpen((event.currentTarget as HTMLDetailsElement).open)}>
+      <summary>
+        <h2>{words.summary}</h2>
+      </summary>
+      {open && !summary && <p aria-busy="true">…</p>}
+      {summary && (
+        <dl class="facts" data-testid="summary">
+          <dt>{words.accepted}</dt>
+          <dd>{summary.accepted}</dd>
+          <dt>{words.waitlisted}</dt>
+          <dd>{summary.waitlisted}</dd>
+          <dt>{words.pending}</dt>
+          <dd>{summary.pending}</dd>
+          <dt>{words.cancelled}</dt>
+          <dd>{summary.cancelled}</dd>
+          <dt>{words.vegetariansCount}</dt>
+          <dd>{summary.vegetarians}</dd>
+          <dt>{words.nonSwimmers}</dt>
+          <dd>{summary.non_swimmers.length === 0 ? '0' : summary.non_swimmers.map((p) => `${p.firstname} ${p.lastname}`).join(', ')}</dd>
+        </dl>
+      )}
+    </details>
   );
 }
