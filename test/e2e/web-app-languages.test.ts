@@ -1,0 +1,155 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { de } from '../../web/src/i18n/de.js';
+import { en } from '../../web/src/i18n/en.js';
+import { fr } from '../../web/src/i18n/fr.js';
+import { http, ROOT, startServer, type ServerProcess } from '../helpers/processes.js';
+import { browserAvailable, launchChromium } from '../helpers/browser.js';
+import { testServices, type TestServices } from '../helpers/services.js';
+
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * The English texts of the app that a German or French page must not show: every catalogue text
+ * that the other language words differently (texts of a few letters, such as "OK", are left out).
+ */
+function englishTexts(other: Record<string, unknown>): string[] {
+  return Object.entries(en).flatMap(([key, value]) => (typeof value === 'string' && value.length >= 4 && other[key] !== value ? [value] : []));
+}
+
+/**
+ * Each role's journey through the pages of the family's part, in German, French and English, on a
+ * phone (360 px) and a laptop (1280 px): the browser's language chooses, no page shows English text
+ * in German or French, none scrolls sideways, axe-core finds no serious or critical violation.
+ */
+describe.runIf(browserAvailable)('the web app in each language, for each role, at 360 and 1280 px', () => {
+  let dataDir: string;
+  let services: TestServices;
+  let server: ServerProcess;
+  let browser: Browser;
+  let admin: string;
+  const ids: Record<string, number> = {};
+
+  const api = async (method: string, path: string, body?: object) => {
+    const answer = await http(server.port, {
+      method,
+      path: `/api${path}`,
+      headers: { host: 'localhost', accept: 'application/json', authorization: `Bearer ${admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const parsed = JSON.parse(answer.body || 'null');
+    if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.body}`);
+    return parsed;
+  };
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-web-languages-'));
+    services = await testServices();
+    // Twelve sign-ins and a hundred page views within a minute or two: beyond the default limits.
+    server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_AUTHENTICATED: '100000', RATE_LIMIT_UNAUTHENTICATED: '1000', ...services.env });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const credentials = /-d '(\{.*\})'/.exec(server.output())![1]!;
+    const login = await http(server.port, { method: 'POST', path: '/api/login', headers: { host: 'localhost', 'content-type': 'application/json', accept: 'application/json' }, body: credentials });
+    admin = JSON.parse(login.body).api_key.plainTextToken;
+    const root = (await api('GET', '/groups?limit=1')).data.groups[0].id as number;
+    ids.troop = (await api('POST', '/groups', { parent_id: root, name: 'Falken' })).data.group.id;
+    const person = async (firstname: string, lastname: string, groupId: number, role: string, login?: string) =>
+      (
+        await api('POST', '/people', {
+          firstname,
+          lastname,
+          membership: { group_id: groupId, role_type: role },
+          ...(login ? { username: login, password: `${login} password 1`, email: `${login}@example.org` } : {}),
+        })
+      ).data.person.id as number;
+    ids.leader = await person('Lea', 'Lindt', ids.troop, 'leader', 'lea');
+    ids.parent = await person('Pia', 'Pfister', root, 'member', 'pia');
+    ids.ward = await person('Tim', 'Pfister', ids.troop, 'member');
+    await api('POST', `/people/${ids.ward}/guardians`, { guardian_id: ids.parent });
+    const inAMonth = new Date(Date.now() + 30 * 86_400_000);
+    inAMonth.setUTCHours(9, 0, 0, 0);
+    ids.camp = (
+      await api('POST', '/events', {
+        group_id: ids.troop,
+        name: 'Pfingstlager',
+        location: 'Zweisimmen',
+        starts_at: inAMonth.toISOString(),
+        ends_at: new Date(inAMonth.getTime() + 2 * 86_400_000).toISOString(),
+        capacity: 12,
+      })
+    ).data.event.id;
+    browser = await launchChromium();
+    mkdirSync(ARTIFACTS, { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await services?.cleanup();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const journeys: Record<string, { username: string; pages: () => string[] }> = {
+    parent: {
+      username: 'pia',
+      pages: () => ['/', '/wards', `/events/${ids.camp}`, `/events/${ids.camp}/register/${ids.ward}`, '/profile', '/sessions', '/search/Pfister'],
+    },
+    leader: {
+      username: 'lea',
+      pages: () => ['/', '/groups', `/groups/${ids.troop}`, `/events/${ids.camp}`, '/profile', '/sessions', '/search/Tim'],
+    },
+  };
+  const languages = { de: { locale: 'de-CH', words: de }, fr: { locale: 'fr-CH', words: fr }, en: { locale: 'en-GB', words: en } } as const;
+
+  /** What is wrong with the page as shown: English text, sideways scrolling, serious accessibility violations. */
+  const troubles = async (page: Page, english: readonly string[]): Promise<string[]> => {
+    const found: string[] = [];
+    const text = await page.locator('body').innerText();
+    for (const phrase of english) if (text.includes(phrase)) found.push(`English: "${phrase}"`);
+    if (!(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth))) found.push('scrolls sideways');
+    await page.evaluate(AXE);
+    const violations = await page.evaluate(async () => {
+      const result = await (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
+      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `axe: ${v.id} (${v.impact})`);
+    });
+    return [...found, ...violations];
+  };
+
+  for (const [role, journey] of Object.entries(journeys)) {
+    for (const [language, { locale, words }] of Object.entries(languages)) {
+      it(`${role}, ${language}: every page in the browser's language, at 360 and 1280 px`, async () => {
+        const english = language === 'en' ? [] : englishTexts(words as unknown as Record<string, unknown>);
+        const found: string[] = [];
+        for (const width of [360, 1280]) {
+          const context = await browser.newContext({ viewport: { width, height: 800 }, locale });
+          const page = await context.newPage();
+          const errors: string[] = [];
+          page.on('pageerror', (error) => errors.push(error.message));
+          await page.goto(`http://127.0.0.1:${server.port}/`);
+          await page.getByLabel(words.username).fill(journey.username);
+          await page.getByLabel(words.password).fill(`${journey.username} password 1`);
+          await expect(page.locator('html').getAttribute('lang')).resolves.toBe(language);
+          found.push(...(await troubles(page, english)).map((trouble) => `${width} px, sign-in: ${trouble}`));
+          await page.getByRole('button', { name: words.login }).click();
+          await page.getByRole('heading', { name: words.nextForUs }).waitFor();
+          for (const path of journey.pages()) {
+            await page.evaluate((hash) => {
+              location.hash = hash;
+            }, `#${path}`);
+            await page.locator('main h1').waitFor();
+            await page.waitForLoadState('networkidle');
+            found.push(...(await troubles(page, english)).map((trouble) => `${width} px, ${path}: ${trouble}`));
+            if (language !== 'en') await page.screenshot({ path: join(ARTIFACTS, `${role}-${language}-${width}-${path.replace(/\W+/g, '-') || 'home'}.png`), fullPage: true });
+          }
+          expect(errors).toEqual([]);
+          await context.close();
+        }
+        expect(found).toEqual([]);
+      }, 120_000);
+    }
+  }
+});
