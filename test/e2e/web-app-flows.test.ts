@@ -203,10 +203,18 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     await lp.getByRole('link', { name: 'Member Mia' }).click();
     await lp.getByRole('heading', { name: 'Mia Member' }).waitFor();
     await accessible(lp, 'person');
+    // Ending asks for the day (today by default), then asks again naming what it does.
     await lp.getByRole('button', { name: 'End membership' }).click();
+    const lastDay = lp.getByLabel('Last day of the membership');
+    await expect(lastDay.inputValue()).resolves.toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    await lastDay.fill('2099-12-31');
+    const question = new Promise<string>((resolve) => lp.once('dialog', (dialog) => { resolve(dialog.message()); void dialog.accept(); }));
+    await lp.getByRole('button', { name: 'End membership' }).click();
+    await expect(question).resolves.toBe("End Mia's membership in Foxes on 31 Dec 2099?");
+    await lp.getByText("Mia's membership in Foxes ends as chosen.").waitFor();
     await expect.poll(() => lp.getByRole('button', { name: 'End membership' }).count()).toBe(0);
     const mia = (await api('GET', '/people?q=Mia')).data.people[0].id as number;
-    expect((await api('GET', `/people/${mia}/memberships`)).data.memberships[0].end_on).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect((await api('GET', `/people/${mia}/memberships`)).data.memberships[0].end_on).toBe('2099-12-31');
 
     // The tree: a second patrol; the first renamed and moved below it.
     await lp.getByRole('link', { name: 'Groups' }).click();
@@ -218,8 +226,12 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     await rename.getByLabel('Name').fill('Fox patrol');
     await rename.getByRole('button', { name: 'Rename' }).click();
     await lp.getByRole('heading', { name: 'Fox patrol' }).waitFor();
+    // No target is preselected, and the move asks first.
+    await expect(lp.getByLabel('Move below').inputValue()).resolves.toBe('');
     await lp.getByLabel('Move below').selectOption({ label: 'Wolves' });
+    const moveQuestion = new Promise<string>((resolve) => lp.once('dialog', (dialog) => { resolve(dialog.message()); void dialog.accept(); }));
     await lp.getByRole('button', { name: 'Move' }).click();
+    await expect(moveQuestion).resolves.toBe('Move Fox patrol with everything in it below Wolves?');
     const wolves = (await api('GET', '/groups?q=Wolves')).data.groups[0].id as number;
     await expect.poll(async () => (await api('GET', `/groups/${patrol}`)).data.group).toMatchObject({ name: 'Fox patrol', parent_id: wolves });
     await lp.getByRole('link', { name: 'Wolves' }).waitFor();

@@ -44,14 +44,21 @@ function RenameAndMove({ id }: { id: number }) {
     return false;
   };
   const targets = [...session.access.groups.values()].filter((other) => !isBelow(other.id) && other.id !== group.parent_id && session.access.atLeast(other.id, 'write'));
-  const [target, setTarget] = useState(targets[0]?.id ?? 0);
+  // No target is preselected: a move is a choice, never a default.
+  const [target, setTarget] = useState(0);
   const rename = async (event: Event) => {
     event.preventDefault();
-    if (dataOf(app, await client.groups.update(id, { name }))) await app.refreshAccess();
+    if (!dataOf(app, await client.groups.update(id, { name }))) return;
+    await app.refreshAccess();
+    app.announce(words.saved);
   };
   const move = async (event: Event) => {
     event.preventDefault();
-    if (dataOf(app, await client.groups.update(id, { parent_id: target }))) await app.refreshAccess();
+    const below = session.access.groups.get(target);
+    if (!below || !confirm(words.confirmMove(group.name, below.name))) return;
+    if (!dataOf(app, await client.groups.update(id, { parent_id: target }))) return;
+    await app.refreshAccess();
+    app.announce(words.moved(group.name, below.name));
   };
   return (
     <div class="row-forms">
@@ -66,7 +73,8 @@ function RenameAndMove({ id }: { id: number }) {
         <form class="inline-form" onSubmit={move}>
           <label>
             {words.moveTo}
-            <select name="parent_id" value={target} onChange={(e) => setTarget(Number((e.target as HTMLSelectElement).value))}>
+            <select name="parent_id" required value={target === 0 ? '' : target} onChange={(e) => setTarget(Number((e.target as HTMLSelectElement).value))}>
+              <option value="">{words.chooseGroup}</option>
               {targets.map((other) => (
                 <option value={other.id}>{other.name}</option>
               ))}
@@ -175,6 +183,7 @@ function AddPerson({ groupId, roles, onAdded }: { groupId: number; roles: { key:
   const submit = async (event: Event) => {
     event.preventDefault();
     if (!dataOf(app, await client.people.create({ firstname, lastname, membership: { group_id: groupId, role_type: role } }))) return;
+    app.announce(words.personAdded(`${firstname} ${lastname}`));
     setFirstname('');
     setLastname('');
     onAdded();
@@ -206,8 +215,15 @@ function AddPerson({ groupId, roles, onAdded }: { groupId: number; roles: { key:
 function Events({ groupId, canWrite }: { groupId: number; canWrite: boolean }) {
   const app = useApp();
   const { words, language, session } = app;
-  // The coming ones (and those under way), soonest first.
-  const [events] = useLoad(async () => dataOf(app, await client.events.list({ group_id: groupId, from: new Date().toISOString(), limit: 50 }))?.data.events ?? null, [groupId]);
+  // Upcoming: those to come and under way, soonest first; past: those that ended (past events stay reachable).
+  const [when, setWhen] = useState<'upcoming' | 'past'>('upcoming');
+  const [events] = useLoad(async () => {
+    const now = new Date().toISOString();
+    // Past: the last year's, newest first (the list comes soonest first).
+    const range = when === 'upcoming' ? { from: now } : { from: new Date(Date.now() - 365 * 86_400_000).toISOString(), to: now };
+    const list = dataOf(app, await client.events.list({ group_id: groupId, ...range, limit: 50 }))?.data.events ?? null;
+    return list && when === 'past' ? list.filter((event) => event.ends_at < now).reverse() : list;
+  }, [groupId, when]);
   const [name, setName] = useState('');
   const [startsAt, setStartsAt] = useState('');
   const [endsAt, setEndsAt] = useState('');
@@ -219,11 +235,18 @@ function Events({ groupId, canWrite }: { groupId: number; canWrite: boolean }) {
       app,
       await client.events.create({ group_id: groupId, name, starts_at: moment(startsAt), ends_at: moment(endsAt), ...(capacity ? { capacity: Number(capacity) } : {}) }),
     );
-    if (created) go(`/events/${created.data.event.id}`);
+    if (created) app.announce(words.eventCreated, `/events/${created.data.event.id}`);
   };
   return (
     <section class="card">
       <h2>{words.events}</h2>
+      <div class="tabs" role="group" aria-label={words.events}>
+        {(['upcoming', 'past'] as const).map((choice) => (
+          <button type="button" class={when === choice ? '' : 'secondary-dark'} aria-pressed={when === choice} onClick={() => setWhen(choice)}>
+            {words[choice]}
+          </button>
+        ))}
+      </div>
       {events && events.length > 0 ? (
         <ul class="list">
           {events.map((event) => (
@@ -243,11 +266,11 @@ function Events({ groupId, canWrite }: { groupId: number; canWrite: boolean }) {
             <input name="event_name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
           </label>
           <label>
-            {words.startsAt}
+            {words.inTimeZone(words.startsAt, session.timeZone)}
             <input name="starts_at" type="datetime-local" required value={startsAt} onInput={(e) => setStartsAt((e.target as HTMLInputElement).value)} />
           </label>
           <label>
-            {words.endsAt}
+            {words.inTimeZone(words.endsAt, session.timeZone)}
             <input name="ends_at" type="datetime-local" required value={endsAt} onInput={(e) => setEndsAt((e.target as HTMLInputElement).value)} />
           </label>
           <label>

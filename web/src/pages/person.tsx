@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { covers } from '../access.js';
@@ -16,10 +17,17 @@ export function PersonPage({ id }: { id: number }) {
   // Only those who may change the person read their history: a 403 simply hides it.
   const [history] = useLoad(async () => (await client.changes.ofPerson(id, { limit: 20 })).data?.data.changes ?? null, [id]);
   const [roles] = useLoad(async () => dataOf(app, await client.roleTypes.list())?.data.role_types ?? null, []);
+  // "End membership" asks for the day (today unless changed), then asks again naming what it does.
+  const [ending, setEnding] = useState<{ id: number; on: string } | null>(null);
   if (!person) return <p aria-busy="true">…</p>;
 
-  const end = async (membershipId: number) => {
-    if (dataOf(app, await client.memberships.update(membershipId, { end_on: session.today }))) reloadMemberships();
+  const end = async (membership: { id: number; group_id: number }, on: string) => {
+    const group = session.access.groups.get(membership.group_id)?.name ?? String(membership.group_id);
+    if (!confirm(words.confirmEndMembership(person.firstname, group, formatDate(`${on}T12:00:00Z`, language, 'UTC')))) return;
+    if (!dataOf(app, await client.memberships.update(membership.id, { end_on: on }))) return;
+    setEnding(null);
+    app.announce(words.membershipEnded(person.firstname, group));
+    reloadMemberships();
   };
   const roleOf = (key: string) => roles?.find((role) => role.key === key);
   const roleLabelOf = (key: string) => {
@@ -68,10 +76,30 @@ export function PersonPage({ id }: { id: number }) {
               <a href={`#/groups/${m.group_id}`}>{session.access.groups.get(m.group_id)?.name ?? m.group_id}</a> · {roleLabelOf(m.role_type)} ·{' '}
               {words.since} {day(m.start_on)}
               {m.end_on && ` – ${day(m.end_on)}`}
-              {endable(m) && (
-                <button type="button" class="link" onClick={() => void end(m.id)}>
+              {endable(m) && ending?.id !== m.id && (
+                <button type="button" class="link" onClick={() => setEnding({ id: m.id, on: session.today })}>
                   {words.endMembership}
                 </button>
+              )}
+              {ending?.id === m.id && (
+                <form
+                  class="inline-form"
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    void end(m, ending.on);
+                  }}
+                >
+                  <label>
+                    {words.endOn}
+                    <input type="date" required min={m.start_on} value={ending.on} onInput={(e) => setEnding({ id: m.id, on: (e.target as HTMLInputElement).value })} />
+                  </label>
+                  <div class="actions">
+                    <button type="submit">{words.endMembership}</button>
+                    <button type="button" class="link" onClick={() => setEnding(null)}>
+                      {words.cancel}
+                    </button>
+                  </div>
+                </form>
               )}
             </li>
           ))}
