@@ -14,6 +14,7 @@ import { ProfilePage } from './pages/profile.js';
 import { RegisterPage } from './pages/register.js';
 import { SearchPage } from './pages/search.js';
 import { SessionsPage } from './pages/sessions.js';
+import { WardPage } from './pages/ward.js';
 import { WardsPage } from './pages/wards.js';
 import { go, useRoute } from './router.js';
 import { client, troubleOf, whenWaiting, type Trouble } from './session.js';
@@ -132,6 +133,7 @@ function App() {
   const [section, id] = route;
   const page = () => {
     const numeric = Number(id);
+    if (section === 'wards' && id) return <WardPage key={numeric} id={numeric} />;
     if (section === 'wards') return <WardsPage />;
     if (section === 'sessions') return <SessionsPage />;
     if (section === 'profile') return <ProfilePage onPasswordChanged={() => setNotice(words.passwordChangedStaySignedIn)} />;

@@ -24,7 +24,6 @@ export const de: Words = {
   tooMany: (seconds: number) => `Zu viele Versuche. Versuche es in ${seconds} s wieder.`,
   failed: 'Etwas ist schiefgegangen. Bitte versuche es noch einmal.',
   language: 'Sprache',
-  memberSince: 'Dabei seit',
   wards: 'Meine Kinder',
   groups: 'Gruppen',
   noWards: 'Keine Kinder erfasst.',

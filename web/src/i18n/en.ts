@@ -25,7 +25,6 @@ export const en = {
   tooMany: (seconds: number) => `Too many attempts. Try again in ${seconds} s.`,
   failed: 'Something went wrong. Please try again.',
   language: 'Language',
-  memberSince: 'Member since',
   wards: 'My wards',
   groups: 'Groups',
   noWards: 'No wards.',

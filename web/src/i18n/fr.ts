@@ -24,7 +24,6 @@ export const fr: Words = {
   tooMany: (seconds: number) => `Trop de tentatives. Réessaie dans ${seconds} s.`,
   failed: 'Quelque chose n’a pas fonctionné. Merci de réessayer.',
   language: 'Langue',
-  memberSince: 'Membre depuis le',
   wards: 'Mes enfants',
   groups: 'Groupes',
   noWards: 'Aucun enfant enregistré.',

@@ -17,7 +17,7 @@ export function WardsPage() {
         return (
           <article key={ward.id} class="ward">
             <h2>
-              <a href={`#/people/${ward.id}`}>
+              <a href={`#/wards/${ward.id}`}>
                 {ward.firstname} {ward.lastname}
               </a>
             </h2>
