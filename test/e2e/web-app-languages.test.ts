@@ -25,7 +25,8 @@ function englishTexts(other: Record<string, unknown>): string[] {
 /**
  * Each role's journey through the pages of the family's part, in German, French and English, on a
  * phone (360 px) and a laptop (1280 px): the browser's language chooses, no page shows English text
- * in German or French, none scrolls sideways, axe-core finds no serious or critical violation.
+ * in German or French, none scrolls sideways, axe-core finds no serious or critical violation, and
+ * none takes more than its share of the request budget (3 for the first screen, 2 a page view).
  */
 describe.runIf(browserAvailable)('the web app in each language, for each role, at 360 and 1280 px', () => {
   let dataDir: string;
@@ -132,6 +133,12 @@ describe.runIf(browserAvailable)('the web app in each language, for each role, a
           const page = await context.newPage();
           const errors: string[] = [];
           page.on('pageerror', (error) => errors.push(error.message));
+          // The request budget: at most 3 API requests for the first screen, 2 for every later page view.
+          const requests: string[] = [];
+          page.on('request', (request) => {
+            const { pathname } = new URL(request.url());
+            if (pathname.startsWith('/api/') && pathname !== '/api/csrf-cookie') requests.push(`${request.method()} ${pathname}`);
+          });
           await page.goto(`http://127.0.0.1:${server.port}/`);
           await page.getByLabel(words.username).fill(journey.username);
           await page.getByLabel(words.password).fill(`${journey.username} password 1`);
@@ -139,12 +146,16 @@ describe.runIf(browserAvailable)('the web app in each language, for each role, a
           found.push(...(await troubles(page, english)).map((trouble) => `${width} px, sign-in: ${trouble}`));
           await page.getByRole('button', { name: words.login }).click();
           await page.getByRole('heading', { name: words.nextForUs }).waitFor();
+          await page.waitForLoadState('networkidle');
+          if (requests.length - 1 > 3) found.push(`${width} px, first screen: ${requests.slice(1).join(', ')}`);
           for (const path of journey.pages()) {
+            const before = requests.length;
             await page.evaluate((hash) => {
               location.hash = hash;
             }, `#${path}`);
             await page.locator('main h1').waitFor();
             await page.waitForLoadState('networkidle');
+            if (requests.length - before > 2) found.push(`${width} px, ${path}: ${requests.slice(before).join(', ')}`);
             found.push(...(await troubles(page, english)).map((trouble) => `${width} px, ${path}: ${trouble}`));
             if (language !== 'en') await page.screenshot({ path: join(ARTIFACTS, `${role}-${language}-${width}-${path.replace(/\W+/g, '-') || 'home'}.png`), fullPage: true });
           }

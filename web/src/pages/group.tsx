@@ -97,7 +97,8 @@ function Members({ groupId, canWrite }: { groupId: number; canWrite: boolean }) 
   const [applied, setApplied] = useState({ q: '', below: false, roleType: '', round: 0 });
   const [people, setPeople] = useState<Person[]>([]);
   const [next, setNext] = useState<string | null>(null);
-  const [roles] = useLoad(async () => dataOf(app, await client.roleTypes.list())?.data.role_types ?? null, []);
+  // The role types came with the sign-in (GET /user/access).
+  const roles = app.session.roleTypes;
   const apply = () => setApplied({ q, below, roleType, round: applied.round + 1 });
 
   const load = async (cursor: string | null, shown: Person[]) => {

@@ -16,7 +16,8 @@ export function PersonPage({ id }: { id: number }) {
   const [participations] = useLoad(async () => dataOf(app, await client.participations.ofPerson(id, { limit: 50 }))?.data.participations ?? null, [id]);
   // Only those who may change the person read their history: a 403 simply hides it.
   const [history] = useLoad(async () => (await client.changes.ofPerson(id, { limit: 20 })).data?.data.changes ?? null, [id]);
-  const [roles] = useLoad(async () => dataOf(app, await client.roleTypes.list())?.data.role_types ?? null, []);
+  // The role types came with the sign-in (GET /user/access).
+  const roles = app.session.roleTypes;
   // "End membership" asks for the day (today unless changed), then asks again naming what it does.
   const [ending, setEnding] = useState<{ id: number; on: string } | null>(null);
   if (!person) return <p aria-busy="true">…</p>;
