@@ -121,6 +121,13 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     await newEvent.getByLabel('Starts').fill('2027-07-01T09:00');
     await newEvent.getByLabel('Ends').fill('2027-07-08T17:00');
     await newEvent.getByLabel('Places').fill('1');
+    // A refusal shows beside its field, focused: here an end before the start.
+    await newEvent.getByLabel('Ends').fill('2027-06-30T17:00');
+    await newEvent.getByRole('button', { name: 'Create' }).click();
+    await newEvent.getByText('The ends at field must be a date after or equal to starts at.').waitFor();
+    await expect(newEvent.getByLabel('Ends').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(lp.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).resolves.toBe('ends_at');
+    await newEvent.getByLabel('Ends').fill('2027-07-08T17:00');
     await newEvent.getByRole('button', { name: 'Create' }).click();
     await lp.getByRole('heading', { name: 'Summer camp' }).waitFor();
     const eventUrl = lp.url();

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef } from 'preact/hooks';
 import { useApp } from '../context.js';
 import { translateApiMessages } from '../i18n/api-messages.js';
+import { troubleOf, type Trouble } from '../session.js';
 
 /** A 422's `errors`: the API's messages by field, kept in English and translated when shown. */
 export type FieldErrors = Record<string, string[]>;
@@ -10,6 +11,25 @@ export function validationErrors(response: Response, error: unknown): FieldError
   if (response.status !== 422) return null;
   const errors = (error as { errors?: unknown } | undefined)?.errors;
   return errors !== null && typeof errors === 'object' ? (errors as FieldErrors) : null;
+}
+
+/**
+ * A write's answer for a form: its data; or, for a 422, null after putting the messages beside
+ * their fields (`show`); or null after the page reported any other trouble.
+ */
+export function answerFor<T>(
+  app: { report: (trouble: Trouble) => void },
+  result: { data?: T; error?: unknown; response: Response },
+  show: (errors: FieldErrors) => void,
+): T | null {
+  if (result.data !== undefined) {
+    show({});
+    return result.data;
+  }
+  const errors = validationErrors(result.response, result.error);
+  if (errors) show(errors);
+  else app.report(troubleOf(result.response, result.error));
+  return null;
 }
 
 /**
@@ -33,7 +53,9 @@ interface FieldProps {
   value: string;
   onInput: (value: string) => void;
   errors?: string[] | undefined;
-  type?: 'text' | 'email' | 'tel' | 'date' | 'password';
+  type?: 'text' | 'email' | 'tel' | 'date' | 'password' | 'datetime-local' | 'number';
+  required?: boolean;
+  min?: string;
   inputMode?: 'numeric';
   autocomplete?: string | undefined;
 }
@@ -53,6 +75,8 @@ export function Field(props: FieldProps) {
         type={(props.type ?? 'text') as 'text'}
         inputMode={props.inputMode}
         autocomplete={props.autocomplete}
+        required={props.required}
+        min={props.min}
         value={props.value}
         aria-invalid={props.errors ? 'true' : undefined}
         aria-describedby={props.errors ? errorId : undefined}

@@ -114,6 +114,7 @@ export const de: Words = {
   notSavedEnterAgain: 'Nicht gespeichert, bitte nochmals eingeben:',
   empty: '(leer)',
   // Events: registering the family, states and cancelling; the people search.
+  groupCreated: (name: string) => `${name} erstellt.`,
   chooseGroup: 'Gruppe wählen …',
   confirmMove: (group: string, below: string) => `${group} mit allem darin unter ${below} verschieben?`,
   moved: (group: string, below: string) => `${group} ist jetzt unter ${below}.`,

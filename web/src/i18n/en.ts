@@ -116,6 +116,7 @@ export const en = {
   notSavedEnterAgain: 'Not saved, please enter again:',
   empty: '(empty)',
   // Events: registering the family, states and cancelling; the people search.
+  groupCreated: (name: string) => `${name} created.`,
   chooseGroup: 'Choose a group…',
   confirmMove: (group: string, below: string) => `Move ${group} with everything in it below ${below}?`,
   moved: (group: string, below: string) => `${group} is now below ${below}.`,

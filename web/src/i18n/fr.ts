@@ -114,6 +114,7 @@ export const fr: Words = {
   notSavedEnterAgain: 'Non enregistré, à saisir à nouveau :',
   empty: '(vide)',
   // Events: registering the family, states and cancelling; the people search.
+  groupCreated: (name: string) => `${name} créé.`,
   chooseGroup: 'Choisir un groupe…',
   confirmMove: (group: string, below: string) => `Déplacer ${group} avec tout son contenu sous ${below} ?`,
   moved: (group: string, below: string) => `${group} est maintenant sous ${below}.`,

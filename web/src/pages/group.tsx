@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { covers } from '../access.js';
+import { answerFor, Field, FormErrors, useFirstErrorFocus, type FieldErrors } from '../components/field.js';
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { formatMoment, roleTypeLabel, zonedToIso } from '../i18n/index.js';
@@ -46,9 +47,11 @@ function RenameAndMove({ id }: { id: number }) {
   const targets = [...session.access.groups.values()].filter((other) => !isBelow(other.id) && other.id !== group.parent_id && session.access.atLeast(other.id, 'write'));
   // No target is preselected: a move is a choice, never a default.
   const [target, setTarget] = useState(0);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const form = useFirstErrorFocus(errors);
   const rename = async (event: Event) => {
     event.preventDefault();
-    if (!dataOf(app, await client.groups.update(id, { name }))) return;
+    if (!answerFor(app, await client.groups.update(id, { name }), setErrors)) return;
     await app.refreshAccess();
     app.announce(words.saved);
   };
@@ -62,11 +65,9 @@ function RenameAndMove({ id }: { id: number }) {
   };
   return (
     <div class="row-forms">
-      <form class="inline-form" onSubmit={rename}>
-        <label>
-          {words.name}
-          <input name="name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        </label>
+      <form class="inline-form" onSubmit={rename} ref={form}>
+        <FormErrors errors={errors} shown={['name']} />
+        <Field label={words.name} name="name" required value={name} errors={errors.name} onInput={setName} />
         <button type="submit">{words.rename}</button>
       </form>
       {group.parent_id !== null && targets.length > 0 && (
@@ -181,25 +182,22 @@ function AddPerson({ groupId, roles, onAdded }: { groupId: number; roles: { key:
   const [firstname, setFirstname] = useState('');
   const [lastname, setLastname] = useState('');
   const [role, setRole] = useState(roles.find((r) => r.key === 'member')?.key ?? roles[0]?.key ?? '');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const form = useFirstErrorFocus(errors);
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (!dataOf(app, await client.people.create({ firstname, lastname, membership: { group_id: groupId, role_type: role } }))) return;
+    if (!answerFor(app, await client.people.create({ firstname, lastname, membership: { group_id: groupId, role_type: role } }), setErrors)) return;
     app.announce(words.personAdded(`${firstname} ${lastname}`));
     setFirstname('');
     setLastname('');
     onAdded();
   };
   return (
-    <form class="inline-form" onSubmit={submit}>
+    <form class="inline-form" onSubmit={submit} ref={form}>
       <h3>{words.addPerson}</h3>
-      <label>
-        {words.firstname}
-        <input name="firstname" required value={firstname} onInput={(e) => setFirstname((e.target as HTMLInputElement).value)} />
-      </label>
-      <label>
-        {words.lastname}
-        <input name="lastname" required value={lastname} onInput={(e) => setLastname((e.target as HTMLInputElement).value)} />
-      </label>
+      <FormErrors errors={errors} shown={['firstname', 'lastname']} />
+      <Field label={words.firstname} name="firstname" required value={firstname} errors={errors.firstname} onInput={setFirstname} />
+      <Field label={words.lastname} name="lastname" required value={lastname} errors={errors.lastname} onInput={setLastname} />
       <label>
         {words.role}
         <select name="role_type" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
@@ -229,12 +227,15 @@ function Events({ groupId, canWrite }: { groupId: number; canWrite: boolean }) {
   const [startsAt, setStartsAt] = useState('');
   const [endsAt, setEndsAt] = useState('');
   const [capacity, setCapacity] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const form = useFirstErrorFocus(errors);
   const create = async (event: Event) => {
     event.preventDefault();
     const moment = (local: string) => zonedToIso(local, session.timeZone);
-    const created = dataOf(
+    const created = answerFor(
       app,
       await client.events.create({ group_id: groupId, name, starts_at: moment(startsAt), ends_at: moment(endsAt), ...(capacity ? { capacity: Number(capacity) } : {}) }),
+      setErrors,
     );
     if (created) app.announce(words.eventCreated, `/events/${created.data.event.id}`);
   };
@@ -260,24 +261,13 @@ function Events({ groupId, canWrite }: { groupId: number; canWrite: boolean }) {
         <p class="muted">{words.nothing}</p>
       )}
       {canWrite && (
-        <form class="inline-form" onSubmit={create}>
+        <form class="inline-form" onSubmit={create} ref={form}>
           <h3>{words.newEvent}</h3>
-          <label>
-            {words.name}
-            <input name="event_name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-          </label>
-          <label>
-            {words.inTimeZone(words.startsAt, session.timeZone)}
-            <input name="starts_at" type="datetime-local" required value={startsAt} onInput={(e) => setStartsAt((e.target as HTMLInputElement).value)} />
-          </label>
-          <label>
-            {words.inTimeZone(words.endsAt, session.timeZone)}
-            <input name="ends_at" type="datetime-local" required value={endsAt} onInput={(e) => setEndsAt((e.target as HTMLInputElement).value)} />
-          </label>
-          <label>
-            {words.capacity}
-            <input name="capacity" type="number" min="1" value={capacity} onInput={(e) => setCapacity((e.target as HTMLInputElement).value)} />
-          </label>
+          <FormErrors errors={errors} shown={['name', 'starts_at', 'ends_at', 'capacity']} />
+          <Field label={words.name} name="event_name" required value={name} errors={errors.name} onInput={setName} />
+          <Field label={words.inTimeZone(words.startsAt, session.timeZone)} name="starts_at" type="datetime-local" required value={startsAt} errors={errors.starts_at} onInput={setStartsAt} />
+          <Field label={words.inTimeZone(words.endsAt, session.timeZone)} name="ends_at" type="datetime-local" required value={endsAt} errors={errors.ends_at} onInput={setEndsAt} />
+          <Field label={words.capacity} name="capacity" type="number" min="1" value={capacity} errors={errors.capacity} onInput={setCapacity} />
           <button type="submit">{words.create}</button>
         </form>
       )}

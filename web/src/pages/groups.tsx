@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Group } from '../access.js';
+import { answerFor, Field, FormErrors, useFirstErrorFocus, type FieldErrors } from '../components/field.js';
 import { dataOf, useApp } from '../context.js';
 import { client } from '../session.js';
 
@@ -54,16 +55,20 @@ function NewSubgroup({ onCreated }: { onCreated: (parentId: number) => void }) {
   const writable = [...session.access.groups.values()].filter((group) => session.access.atLeast(group.id, 'write'));
   const [parent, setParent] = useState(writable[0]?.id ?? 0);
   const [name, setName] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const form = useFirstErrorFocus(errors);
   const submit = async (event: Event) => {
     event.preventDefault();
-    const created = dataOf(app, await client.groups.create({ parent_id: parent, name }));
+    const created = answerFor(app, await client.groups.create({ parent_id: parent, name }), setErrors);
     if (!created) return;
     setName('');
     await app.refreshAccess();
+    app.announce(words.groupCreated(created.data.group.name));
     onCreated(parent);
   };
   return (
-    <form class="inline-form" onSubmit={submit}>
+    <form class="inline-form" onSubmit={submit} ref={form}>
+      <FormErrors errors={errors} shown={['name']} />
       <h2>{words.newSubgroup}</h2>
       <label>
         {words.parentGroup}
@@ -73,10 +78,7 @@ function NewSubgroup({ onCreated }: { onCreated: (parentId: number) => void }) {
           ))}
         </select>
       </label>
-      <label>
-        {words.name}
-        <input name="name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-      </label>
+      <Field label={words.name} name="name" required value={name} errors={errors.name} onInput={setName} />
       <button type="submit">{words.create}</button>
     </form>
   );
