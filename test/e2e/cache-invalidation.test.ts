@@ -315,6 +315,15 @@ describe('every write path reaches the caches of every instance within a second'
       expect((await onA('PATCH', `/api/memberships/${id}`, admin, { end_on: yesterday() })).statusCode).toBe(200);
       await seenOnB(async () => (await onBAs(`/api/groups/${troop}/memberships`)) === 403);
     },
+    'PATCH /memberships': async () => {
+      // The bulk form: ending a set of memberships stops them acting on every instance at once.
+      const { admin, bob, troop, onBAs } = await groupCore();
+      const id = await grantOnA(admin, bob.id, troop, 'leader');
+      await onA('PATCH', `/api/memberships/${id}`, admin, { start_on: '2020-01-01' });
+      expect(await onBAs(`/api/groups/${troop}/memberships`)).toBe(200);
+      expect((await onA('PATCH', '/api/memberships', admin, { memberships: [{ id, end_on: yesterday() }] })).statusCode).toBe(200);
+      await seenOnB(async () => (await onBAs(`/api/groups/${troop}/memberships`)) === 403);
+    },
     'DELETE /memberships/{id}': async () => {
       const { admin, bob, troop, onBAs } = await groupCore();
       const id = await grantOnA(admin, bob.id, troop, 'leader');
@@ -401,6 +410,15 @@ describe('every write path reaches the caches of every instance within a second'
       });
       expect(answer.statusCode).toBe(200);
       await seenOnB(async () => (await userOnB(bobToken)).body?.city === 'Sion');
+    },
+    'PATCH /events/{id}/participations': async () => {
+      // The bulk form: a cancellation in a set frees the seat on every instance's view of the event.
+      const { admin, bobToken, bob, event, eventOnB } = await camp({ capacity: 1 });
+      const registered = await onA('POST', `/api/events/${event}/participations`, bobToken, { person_id: bob.id });
+      await seenOnB(async () => (await eventOnB())?.participants_count === 1);
+      const id = registered.json().data.participation.id as number;
+      expect((await onA('PATCH', `/api/events/${event}/participations`, admin, { participations: [{ id, state: 'cancelled' }] })).statusCode).toBe(200);
+      await seenOnB(async () => (await eventOnB())?.participants_count === 0);
     },
     'PATCH /participations/{id}': async () => {
       const { bobToken, bob, event, eventOnB } = await camp({ capacity: 1 });

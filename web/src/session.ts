@@ -1,5 +1,14 @@
 import { createClient, type GroupadminClient } from 'groupadmin/client';
 
+/**
+ * A key for one action (an Idempotency-Key): random. `crypto.randomUUID` exists only on HTTPS and
+ * localhost; a club trying the app over plain HTTP on its own network gets 128 random bits too.
+ */
+export const newKey = (): string =>
+  typeof crypto.randomUUID === 'function'
+    ? crypto.randomUUID()
+    : Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+
 /** Tries of one request that met the rate limit, before the page hears the 429. */
 const MOST_RETRIES = 3;
 
@@ -12,11 +21,14 @@ export function whenWaiting(listener: (seconds: number) => void): void {
 
 /**
  * fetch that waits out a 429 and tries again, saying so: the rate limit refuses a request before
- * any of it is done, so trying again never acts twice, and a page never mistakes a 429 for
- * missing data. What was typed stays in its form meanwhile.
+ * any of it is done, and every POST carries an `Idempotency-Key` (the service ignores it where an
+ * answer holds a secret, such as the sign-in), so trying again never acts twice, and a page never
+ * mistakes a 429 for missing data. What was typed stays in its form meanwhile.
  */
 const patientFetch: typeof fetch = async (input, init) => {
   const request = new Request(input, init);
+  // Every POST that may be tried again carries a key of its own: a repeat is answered once.
+  if (request.method === 'POST' && !request.headers.has('Idempotency-Key')) request.headers.set('Idempotency-Key', newKey());
   for (let attempt = 0; ; attempt++) {
     const response = await fetch(request.clone());
     if (response.status !== 429 || attempt >= MOST_RETRIES) return response;

@@ -20,7 +20,7 @@ const KEEP_MS = 24 * 60 * 60 * 1000;
 const RUNNING_MS = 5 * 60 * 1000;
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
 /** Their answers carry a secret shown once and never stored: the header is ignored there. */
-const SECRET_ANSWERS = new Set(['/api/login', '/api/tokens', '/api/webhooks']);
+const SECRET_ANSWERS = new Set(['/api/login', '/api/session', '/api/tokens', '/api/webhooks']);
 /** The headers of an answer that a replay gives again (with its status and body). */
 const REPLAYED_HEADERS = ['content-type', 'etag', 'location'];
 

@@ -134,6 +134,19 @@ describe('Idempotency-Key', () => {
     const [one, two] = [await login(), await login()];
     expect(one.statusCode).toBe(200);
     expect(one.json().data.api_key).not.toBe(two.json().data.api_key);
+    // A browser's sign-in: its secret is the session cookie, which a replay could not give again.
+    const xsrf = /XSRF-TOKEN=([A-Za-z0-9]+)/.exec(String((await t.app.inject({ method: 'GET', url: '/api/csrf-cookie', headers: { host: hostOf('demo') } })).headers['set-cookie']))![1]!;
+    const signIn = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/session',
+        headers: { ...JSON_HEADERS, host: hostOf('demo'), 'idempotency-key': 'session', cookie: `XSRF-TOKEN=${xsrf}`, 'x-xsrf-token': xsrf },
+        payload: { username: 'admin', password: PASSWORD },
+      });
+    const [first, second] = [await signIn(), await signIn()];
+    expect([first.statusCode, second.statusCode]).toEqual([200, 200]);
+    expect(second.headers['idempotent-replayed']).toBeUndefined();
+    expect(String(second.headers['set-cookie'])).toMatch(/groupadmin_session=/);
     const token = () => post('admin', '/tokens', { name: 'script' }, 'token');
     const [a, b] = [await token(), await token()];
     expect(a.statusCode).toBe(201);

@@ -114,6 +114,12 @@ export const de: Words = {
   notSavedEnterAgain: 'Nicht gespeichert, bitte nochmals eingeben:',
   empty: '(leer)',
   // Events: registering the family, states and cancelling; the people search.
+  changeOf: (entity: string, action: string) => {
+    const things: Record<string, string> = { person: 'Person', group: 'Gruppe', membership: 'Mitgliedschaft', guardianship: 'Erziehungsberechtigte', role_type: 'Rolle', event: 'Anlass', participation: 'Anmeldung' };
+    const done: Record<string, string> = { created: 'erstellt', updated: 'geändert', deleted: 'gelöscht' };
+    // A kind of record the app does not know yet is named generically, never in English.
+    return `${things[entity] ?? 'Eintrag'} ${done[action] ?? 'geändert'}`;
+  },
   groupCreated: (name: string) => `${name} erstellt.`,
   chooseGroup: 'Gruppe wählen …',
   confirmMove: (group: string, below: string) => `${group} mit allem darin unter ${below} verschieben?`,

@@ -116,6 +116,12 @@ export const en = {
   notSavedEnterAgain: 'Not saved, please enter again:',
   empty: '(empty)',
   // Events: registering the family, states and cancelling; the people search.
+  changeOf: (entity: string, action: string) => {
+    const things: Record<string, string> = { person: 'Person', group: 'Group', membership: 'Membership', guardianship: 'Guardian', role_type: 'Role type', event: 'Event', participation: 'Registration' };
+    const done: Record<string, string> = { created: 'created', updated: 'changed', deleted: 'deleted' };
+    // A kind of record the app does not know yet is named generically, never in English.
+    return `${things[entity] ?? 'Record'} ${done[action] ?? 'changed'}`;
+  },
   groupCreated: (name: string) => `${name} created.`,
   chooseGroup: 'Choose a group…',
   confirmMove: (group: string, below: string) => `Move ${group} with everything in it below ${below}?`,

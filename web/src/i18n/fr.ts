@@ -53,7 +53,7 @@ export const fr: Words = {
   location: 'Lieu',
   memberships: 'Appartenances',
   guardians: 'Parents et représentants légaux',
-  participations: 'Participations aux activités',
+  participations: 'Inscriptions aux activités',
   history: 'Historique',
   register: 'Inscrire',
   registerWho: 'Inscrire',
@@ -114,6 +114,12 @@ export const fr: Words = {
   notSavedEnterAgain: 'Non enregistré, à saisir à nouveau :',
   empty: '(vide)',
   // Events: registering the family, states and cancelling; the people search.
+  changeOf: (entity: string, action: string) => {
+    const things: Record<string, string> = { person: 'Personne', group: 'Groupe', membership: 'Appartenance', guardianship: 'Responsable légal·e', role_type: 'Rôle', event: 'Activité', participation: 'Inscription' };
+    const done: Record<string, string> = { created: 'créé·e', updated: 'modifié·e', deleted: 'supprimé·e' };
+    // A kind of record the app does not know yet is named generically, never in English.
+    return `${things[entity] ?? 'Entrée'} ${done[action] ?? 'modifiée'}`;
+  },
   groupCreated: (name: string) => `${name} créé.`,
   chooseGroup: 'Choisir un groupe…',
   confirmMove: (group: string, below: string) => `Déplacer ${group} avec tout son contenu sous ${below} ?`,

@@ -142,7 +142,7 @@ export function PersonPage({ id }: { id: number }) {
           <ul class="list">
             {history.map((change) => (
               <li key={change.seq}>
-                {formatMoment(change.at, language, session.timeZone)} · {change.entity} {change.action}
+                {formatMoment(change.at, language, session.timeZone)} · {words.changeOf(change.entity, change.action)}
                 {change.actor && ` · ${change.actor.firstname} ${change.actor.lastname}`}
               </li>
             ))}

@@ -3,7 +3,7 @@ import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { translateApiMessage, translateApiMessages } from '../i18n/api-messages.js';
 import { formatMoment } from '../i18n/index.js';
-import { client, troubleOf } from '../session.js';
+import { client, newKey, troubleOf } from '../session.js';
 
 type FieldErrors = Record<string, string[]>;
 
@@ -28,7 +28,7 @@ export function RegisterPage({ eventId, personId }: { eventId: number; personId:
   const [refusal, setRefusal] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   // One key per registration the person asks for: a retry after a lost answer registers once.
-  const [idempotencyKey] = useState(() => crypto.randomUUID());
+  const [idempotencyKey] = useState(newKey);
   if (!event || !person) return <p aria-busy="true">…</p>;
   const isMe = personId === session.personId;
   const name = `${person.firstname} ${person.lastname}`;
