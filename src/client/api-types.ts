@@ -1739,10 +1739,7 @@ export interface operations {
     signIn: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description Makes the POST safe to retry: a repeat with the same key within 24 h gets the first answer again (Idempotent-Replayed: true). 1-255 visible ASCII characters. */
-                "idempotency-key"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -1766,8 +1763,6 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
-                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
-                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1826,27 +1821,6 @@ export interface operations {
             };
             /** @description Tenant not found (unknown host), or the resource does not exist */
             404: {
-                headers: {
-                    /** @description Requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window, never below 0 */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the window ends */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        message: string;
-                    };
-                };
-            };
-            /** @description A request with this Idempotency-Key is in progress. */
-            409: {
                 headers: {
                     /** @description Requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
@@ -1930,8 +1904,6 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
-                    /** @description This is the stored answer to an earlier request with the same Idempotency-Key, given again */
-                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
