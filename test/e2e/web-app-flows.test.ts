@@ -180,6 +180,11 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     // The leader cancels Kim and sees Kai promoted; the summary counts right.
     await lp.goto(`http://127.0.0.1:${server.port}/#/groups`);
     await lp.goto(eventUrl);
+    // Cancelling is final: the leader is asked first, and a "no" changes nothing.
+    lp.once('dialog', (dialog) => void dialog.dismiss());
+    await lp.getByLabel('State: Kim Kid').selectOption('cancelled');
+    await expect.poll(() => lp.getByLabel('State: Kim Kid').inputValue()).toBe('accepted');
+    lp.once('dialog', (dialog) => void dialog.accept());
     await lp.getByLabel('State: Kim Kid').selectOption('cancelled');
     await expect.poll(() => lp.getByLabel('State: Kai Kid').inputValue(), { timeout: 10_000 }).toBe('accepted');
     await lp.getByText('Summary').click();

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -79,6 +80,14 @@ describe.runIf(browserAvailable)('the web app in a real browser', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.headers['content-type']).toMatch(/^text\/html/);
     expect(unknown.body).toContain('This address belongs to no group');
+  });
+
+  it('keeps its scripts and styles under 120 KB gzipped in total', () => {
+    const assets = join(ROOT, 'dist/web/assets');
+    const files = readdirSync(assets).filter((name) => /\.(js|css)$/.test(name));
+    expect(files.some((name) => name.endsWith('.js'))).toBe(true);
+    const gzipped = files.reduce((total, name) => total + gzipSync(readFileSync(join(assets, name))).length, 0);
+    expect(gzipped).toBeLessThan(120 * 1024);
   });
 
   it('logs in, edits the profile, switches to German and logs out, with the credential in an HttpOnly cookie only', async () => {

@@ -61,6 +61,9 @@ export function EventPage({ id }: { id: number }) {
   const mayRegister = manager ? household.filter((personId) => !mine.some((m) => m.person_id === personId && LIVE.includes(m.state))) : family!.mayRegister;
 
   const setState = async (participationId: number, state: State) => {
+    // A cancellation is final: asked first, naming whom. Approving or rejecting is a decision, not a loss.
+    const who = participations.find((p) => p.id === participationId);
+    if (state === 'cancelled' && who && !confirm(words.confirmCancelRegistration(`${who.person.firstname} ${who.person.lastname}`, event.name))) return;
     dataOf(app, await client.participations.update(participationId, { state }));
     // Reloaded after a refusal too: the list shows the state the event really has.
     changed();
@@ -159,7 +162,13 @@ function Participants({ eventId, participations, onSetState }: { eventId: number
                   aria-label={`${words.state}: ${p.person.firstname} ${p.person.lastname}`}
                   value={p.state}
                   disabled={NEXT_STATES[p.state].length === 0}
-                  onChange={(e) => void onSetState(p.id, (e.target as HTMLSelectElement).value as State)}
+                  onChange={(e) => {
+                    // The list shows the state the event has until the change is made (a question may stop it).
+                    const select = e.currentTarget;
+                    const chosen = select.value as State;
+                    select.value = p.state;
+                    void onSetState(p.id, chosen);
+                  }}
                 >
                   {[p.state, ...NEXT_STATES[p.state]].map((state) => (
                     <option value={state}>{words[state]}</option>
