@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { dataOf, useApp } from '../context.js';
+import type { JSX } from 'preact';
+import { dataOf, useApp, type App } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { covers } from '../access.js';
 import { formatDate, formatMoment, roleTypeLabel } from '../i18n/index.js';
@@ -12,10 +13,6 @@ export function PersonPage({ id }: { id: number }) {
   const { words, language, session } = app;
   const [person] = useLoad(async () => dataOf(app, await client.people.get(id))?.data.person ?? null, [id]);
   const [memberships, reloadMemberships] = useLoad(async () => dataOf(app, await client.people.memberships(id, { limit: 200 }))?.data.memberships ?? null, [id]);
-  const [guardians] = useLoad(async () => dataOf(app, await client.people.guardians(id))?.data.guardians ?? null, [id]);
-  const [participations] = useLoad(async () => dataOf(app, await client.participations.ofPerson(id, { limit: 50 }))?.data.participations ?? null, [id]);
-  // Only those who may change the person read their history: a 403 simply hides it.
-  const [history] = useLoad(async () => (await client.changes.ofPerson(id, { limit: 20 })).data?.data.changes ?? null, [id]);
   // The role types came with the sign-in (GET /user/access).
   const roles = app.session.roleTypes;
   // "End membership" asks for the day (today unless changed), then asks again naming what it does.
@@ -106,49 +103,87 @@ export function PersonPage({ id }: { id: number }) {
           ))}
         </ul>
       </section>
-      <section class="card">
-        <h2>{words.guardians}</h2>
-        {guardians && guardians.length > 0 ? (
-          <ul class="list">
-            {guardians.map((g) => (
-              <li key={g.id}>
-                <a href={`#/people/${g.id}`}>
-                  {g.firstname} {g.lastname}
-                </a>
-              </li>
-            ))}
-          </ul>
-        ) : (
-          <p class="muted">{words.nothing}</p>
-        )}
-      </section>
-      <section class="card">
-        <h2>{words.participations}</h2>
-        {participations && participations.length > 0 ? (
-          <ul class="list">
-            {participations.map((p) => (
-              <li key={p.id}>
-                <EventLink id={p.event_id} /> · {words[p.state]}
-              </li>
-            ))}
-          </ul>
-        ) : (
-          <p class="muted">{words.nothing}</p>
-        )}
-      </section>
-      {history && (
-        <section class="card">
-          <h2>{words.history}</h2>
-          <ul class="list">
-            {history.map((change) => (
-              <li key={change.seq}>
-                {formatMoment(change.at, language, session.timeZone)} · {words.changeOf(change.entity, change.action)}
-                {change.actor && ` · ${change.actor.firstname} ${change.actor.lastname}`}
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      <OnDemand title={words.guardians} load={async () => dataOf(app, await client.people.guardians(id))?.data.guardians ?? null}>
+        {(guardians) =>
+          guardians.length > 0 ? (
+            <ul class="list">
+              {guardians.map((g) => (
+                <li key={g.id}>
+                  <a href={`#/people/${g.id}`}>
+                    {g.firstname} {g.lastname}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p class="muted">{words.nothing}</p>
+          )
+        }
+      </OnDemand>
+      <OnDemand title={words.participations} load={() => participationsWithEvents(app, id)}>
+        {(participations) =>
+          participations.length > 0 ? (
+            <ul class="list">
+              {participations.map(({ participation: p, eventName }) => (
+                <li key={p.id}>
+                  {eventName === undefined ? <EventLink id={p.event_id} /> : <a href={`#/events/${p.event_id}`}>{eventName}</a>} · {words[p.state]}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p class="muted">{words.nothing}</p>
+          )
+        }
+      </OnDemand>
+      {/* Only those who may change the person read their history: a 403 is said like any refusal. */}
+      <OnDemand title={words.history} load={async () => dataOf(app, await client.changes.ofPerson(id, { limit: 20 }))?.data.changes ?? null}>
+        {(history) =>
+          history.length > 0 ? (
+            <ul class="list">
+              {history.map((change) => (
+                <li key={change.seq}>
+                  {formatMoment(change.at, language, session.timeZone)} · {words.changeOf(change.entity, change.action)}
+                  {change.actor && ` · ${change.actor.firstname} ${change.actor.lastname}`}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p class="muted">{words.nothing}</p>
+          )
+        }
+      </OnDemand>
     </>
   );
+}
+
+/**
+ * A part of a page read when it is opened: the page view itself stays within two requests (the
+ * person and their memberships), and what is rarely looked at costs nothing until it is.
+ */
+function OnDemand<T>({ title, load, children }: { title: string; load: () => Promise<T | null>; children: (value: T) => JSX.Element }) {
+  const [open, setOpen] = useState(false);
+  const [value] = useLoad(async () => (open ? load() : null), [open]);
+  return (
+    <details class="card" onToggle={(event) => setOpen((event.currentTarget as HTMLDetailsElement).open)}>
+      <summary>
+        <h2>{title}</h2>
+      </summary>
+      {open && (value === null ? <p aria-busy="true">…</p> : children(value))}
+    </details>
+  );
+}
+
+/**
+ * A person's registrations with their events' names: the names from one page of the events the
+ * caller sees (those of the last year and to come), an event beyond it by its own request.
+ */
+async function participationsWithEvents(app: Pick<App, 'report'>, personId: number) {
+  const [participations, events] = await Promise.all([
+    client.participations.ofPerson(personId, { limit: 50 }),
+    client.events.list({ from: new Date(Date.now() - 365 * 86_400_000).toISOString(), limit: 200 }),
+  ]);
+  const list = dataOf(app, participations)?.data.participations;
+  if (!list) return null;
+  const names = new Map((events.data?.data.events ?? []).map((event) => [event.id, event.name]));
+  return list.map((participation) => ({ participation, eventName: names.get(participation.event_id) }));
 }
