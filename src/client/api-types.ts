@@ -6280,7 +6280,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid ability provided. */
+            /** @description Invalid ability provided., or This action is unauthorized. (role permission) */
             403: {
                 headers: {
                     /** @description Requests allowed in the window */

@@ -37,14 +37,18 @@ export function checkItems(
   const seen = new Set<unknown>();
   value.forEach((item, index) => {
     const key = `${field}.${index}`;
-    const found = checkItem(item, key);
-    if (Object.keys(found).length > 0) return Object.assign(problems, found);
+    Object.assign(problems, checkItem(item, key));
     const identity = identityOf(item);
+    if (identity === undefined || identity === null) return;
+    // A repeat is named on the later item, also when that item has other problems.
     if (seen.has(identity)) problems[key] = [`The ${attribute(key)} field has a duplicate value.`];
     seen.add(identity);
   });
   return { items: value, problems };
 }
+
+/** The `id` of an item that is an object: what makes two items of a list the same. */
+export const idOfItem = (item: unknown): unknown => (isPlainObject(item) ? item.id : undefined);
 
 /** An item that is an object checked by `schema`; its fields' messages keyed under the item's key. */
 export function objectItemCheck(schema: TSchema): (item: unknown, key: string) => FieldErrors {
@@ -82,6 +86,12 @@ export function itemRefusal(error: unknown, key: string, wholeKey: string, field
   const own = error.details.fieldErrors;
   if (own === undefined) return { [wholeKey]: [error.message] };
   return Object.fromEntries(Object.entries(own).map(([field, messages]) => [fields.includes(field) ? `${key}.${field}` : wholeKey, messages]));
+}
+
+/** Refusals keyed by item in the order of the items (`person_ids.2` before `person_ids.10`), a key of the whole last. */
+export function inIndexOrder(problems: FieldErrors): FieldErrors {
+  const indexOf = (key: string) => Number(/\.(\d+)(?:\.|$)/.exec(key)?.[1] ?? Number.POSITIVE_INFINITY);
+  return Object.fromEntries(Object.entries(problems).sort(([a], [b]) => indexOf(a) - indexOf(b)));
 }
 
 export const hasProblems = (problems: FieldErrors): boolean => Object.keys(problems).length > 0;

@@ -127,7 +127,7 @@ const membershipRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> 
         description:
           'Each item as PATCH /memberships/{id} would change it (label and dates), checked against its own group, in the order given; 1-200 items, no id twice. All or nothing: a refused item is a 422 entry keyed `memberships.<i>.id` (not found, not allowed) or `memberships.<i>.<field>`; the last-administrator rule applies to the set as a whole (`memberships`). No If-Match.',
         body: MembershipChangeListSchema,
-        response: { 200: MembershipListAnswer },
+        response: { 200: MembershipListAnswer, 403: forbidden },
       },
     },
     async (request) => {

@@ -158,13 +158,20 @@ export async function applyMembershipChange(
 
 /**
  * The last-administrator rule over memberships changed together (`after`: each as it will be, by
- * id), asked before any is written: the set may not end every administration of the root there is.
+ * id), asked before any is written, of the set as a whole: it may not leave the root without an
+ * administration active today. A set that makes one active (a successor's membership started
+ * today) while ending another (one's own) hands the administration over, and passes.
  */
-export const requireAdministratorAfterAll = (db: TenantDb, access: Access, after: ReadonlyMap<number, MembershipRow>) =>
-  requireAdministratorLeft(db, access, 'memberships', (administration) => {
+export async function requireAdministratorAfterAll(db: TenantDb, access: Access, after: ReadonlyMap<number, MembershipRow>): Promise<void> {
+  const activeAfter = (m: MembershipRow) => isActiveOn({ startOn: m.start_on, endOn: m.end_on }, access.day);
+  for (const m of after.values()) {
+    if (Number(m.group_id) === access.root.id && activeAfter(m) && (await findRoleType(db, m.role_type))?.permission === 'admin') return;
+  }
+  await requireAdministratorLeft(db, access, 'memberships', (administration) => {
     const changed = after.get(administration.id);
-    return changed !== undefined && !isActiveOn({ startOn: changed.start_on, endOn: changed.end_on }, access.day);
+    return changed !== undefined && !activeAfter(changed);
   });
+}
 
 export async function removeMembership(db: TenantDb, access: Access, membership: MembershipRow, ifMatch: string | undefined): Promise<void> {
   await transact(db, actorOf(access), async (trx) => {

@@ -3,7 +3,7 @@ import { PagingQuery } from '../../http/paging.js';
 import { Timestamp } from '../../http/schemas.js';
 import { toApiTimestamp } from '../../lib/time.js';
 import { fieldMessages, type FieldErrors } from '../../errors.js';
-import { checkItems, MOST_ITEMS, objectItemCheck, valueItemCheck } from '../../http/bulk.js';
+import { checkItems, idOfItem, MOST_ITEMS, objectItemCheck, valueItemCheck } from '../../http/bulk.js';
 import { compileObjectValidator, StoredText, type Validation } from '../../lib/validation.js';
 import type { MembershipRow } from '../../db/types.js';
 
@@ -115,7 +115,7 @@ export function checkMembershipChangesBody(body: unknown): Validation<Membership
     }
     return found;
   };
-  const items = checkItems(asObject(body), 'memberships', (item) => (item as { id?: unknown }).id, checkItem);
+  const items = checkItems(asObject(body), 'memberships', idOfItem, checkItem);
   if (Object.keys(items.problems).length > 0) return { ok: false, fieldErrors: items.problems };
   return { ok: true, value: { memberships: items.items as MembershipChangeList['memberships'] } };
 }

@@ -1,6 +1,6 @@
 import type { ParticipationRole, TenantDb } from '../../db/types.js';
 import { errors, type FieldErrors } from '../../errors.js';
-import { hasProblems, itemRefusal } from '../../http/bulk.js';
+import { hasProblems, inIndexOrder, itemRefusal } from '../../http/bulk.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { actorOf, transact } from '../../recording/recorder.js';
 import { managesLockedEvent, type FoundEvent } from '../events/rules.js';
@@ -17,7 +17,7 @@ import { lockEventOrThrow, SplitTheTurn, takePlaces } from './seats.js';
 const CHANGE_FIELDS = ['state', 'role', 'notes', 'attended'];
 
 /** Managers with `events:write` use the bulk forms; the request as a whole is refused with the single form's status. */
-function requireManager(found: Pick<FoundEvent, 'manager'>, tokenMayWrite: boolean): void {
+export function requireManager(found: Pick<FoundEvent, 'manager'>, tokenMayWrite: boolean): void {
   if (!tokenMayWrite) throw errors.abilityMissing();
   if (!found.manager) throw errors.unauthorized();
 }
@@ -38,36 +38,34 @@ export async function registerMany(
   db: TenantDb,
   access: Access,
   found: FoundEvent,
-  tokenMayWrite: boolean,
   personIds: readonly number[],
   role: ParticipationRole,
 ): Promise<ParticipationItemRow[]> {
-  requireManager(found, tokenMayWrite);
-  const unseen = async (): Promise<FieldErrors> => {
-    const seen = await seenPersonIds(db, access, personIds);
-    return Object.fromEntries(personIds.flatMap((id, i) => (seen.has(id) ? [] : [[`person_ids.${i}`, ['Person not found.']]])));
-  };
-  const notFound = await unseen();
-  if (hasProblems(notFound)) throw errors.validation(notFound);
+  // Someone the caller does not see is `Person not found.` and nothing more; the others are placed
+  // as if that item were not there, so that every refusal of the request is named at once.
+  const seen = await seenPersonIds(db, access, personIds);
+  const unseen: FieldErrors = Object.fromEntries(personIds.flatMap((id, i) => (seen.has(id) ? [] : [[`person_ids.${i}`, ['Person not found.']]])));
   const at = toDbTimestamp(new Date());
-  const registrations = personIds.map((personId) => ({ personId, role, notes: null, at, actorId: actorOf(access) }));
+  const tried = personIds.flatMap((personId, index) => (seen.has(personId) ? [{ index, registration: { personId, role, notes: null, at, actorId: actorOf(access) } }] : []));
   let ids: number[];
   try {
     ids = await transact(db, actorOf(access), async (trx) => {
       const event = await lockEventOrThrow(trx, Number(found.event.id));
       if (!(await managesLockedEvent(trx, access, event))) throw errors.unauthorized();
-      const placed = await takePlaces(trx, event, registrations, { lookUpRegistered: true });
-      const problems: FieldErrors = {};
+      const placed = tried.length === 0 ? [] : await takePlaces(trx, event, tried.map((item) => item.registration), { lookUpRegistered: true });
+      const problems: FieldErrors = { ...unseen };
       placed.forEach((outcome, i) => {
-        if ('refused' in outcome) Object.assign(problems, itemRefusal(outcome.refused, `person_ids.${i}`, `person_ids.${i}`, []));
+        const key = `person_ids.${tried[i]!.index}`;
+        if ('refused' in outcome) Object.assign(problems, itemRefusal(outcome.refused, key, key, []));
       });
-      if (hasProblems(problems)) throw errors.validation(problems);
+      if (hasProblems(problems)) throw errors.validation(inIndexOrder(problems));
       return placed.map((outcome) => (outcome as { id: number }).id);
     });
   } catch (error) {
     // A person erased since they were read: the insert failed as a whole; name who is gone.
     if (!(error instanceof SplitTheTurn)) throw error;
-    const gone = await unseen();
+    const still = await seenPersonIds(db, access, personIds);
+    const gone = Object.fromEntries(personIds.flatMap((id, i) => (still.has(id) ? [] : [[`person_ids.${i}`, ['Person not found.']]])));
     throw hasProblems(gone) ? errors.validation(gone) : error;
   }
   return inOrder(db, ids);
@@ -82,14 +80,7 @@ export type ParticipationChange = ParticipationUpdate & { id: number };
  * effects (a cancellation's promotion included), in one transaction. A participation of another
  * event is `Participation not found.`; any refusal is a 422 keyed by the item, and nothing changes.
  */
-export async function changeMany(
-  db: TenantDb,
-  access: Access,
-  found: FoundEvent,
-  tokenMayWrite: boolean,
-  changes: readonly ParticipationChange[],
-): Promise<ParticipationItemRow[]> {
-  requireManager(found, tokenMayWrite);
+export async function changeMany(db: TenantDb, access: Access, found: FoundEvent, changes: readonly ParticipationChange[]): Promise<ParticipationItemRow[]> {
   const eventId = Number(found.event.id);
   await transact(db, actorOf(access), async (trx) => {
     const locked = await lockEventOrThrow(trx, eventId);
@@ -105,7 +96,7 @@ export async function changeMany(
         Object.assign(problems, itemRefusal(error, `participations.${i}`, `participations.${i}.id`, CHANGE_FIELDS));
       }
     }
-    if (hasProblems(problems)) throw errors.validation(problems);
+    if (hasProblems(problems)) throw errors.validation(inIndexOrder(problems));
   });
   return inOrder(db, changes.map((change) => change.id));
 }

@@ -16,11 +16,12 @@ import { householdOf, type Access, canSeePerson } from '../permissions/rules.js'
 import { participantsCsv } from './csv.js';
 import { listEventParticipations, listPersonParticipations, personExists } from './queries.js';
 import { changeParticipation, register, requireVisibleParticipation, summaryOf } from './rules.js';
-import { registerMany, changeMany } from './bulk.js';
+import { changeMany, registerMany, requireManager } from './bulk.js';
 import { BULK_BODY_LIMIT } from '../../http/bulk.js';
 import { bodyCheckedBy } from '../../http/json-body.js';
 import {
   BulkRegistrationSchema,
+  checkBulkRegistration,
   checkChangesBody,
   checkRegistrationBody,
   ParticipationChangeListSchema,
@@ -31,6 +32,7 @@ import {
   PersonParticipationsQuery,
   SummarySchema,
   toApiParticipation,
+  type NewParticipation,
 } from './schemas.js';
 import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
 import { mayReadNotes } from './notes.js';
@@ -53,10 +55,11 @@ const sendInOrder = (reply: FastifyReply, status: number, body: unknown) =>
 /** The participations module's routes (docs/api/events-and-registration.md). */
 const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
   refuseUnknownQueryParameters(app);
-  const visibleEvent = beforeBody(async (request) => {
+  const seeEvent = async (request: FastifyRequest) => {
     const access = await accessOf(request);
     return { access, ...(await requireVisibleEvent(request.tenant.db, access, idOf(request))) };
-  });
+  };
+  const visibleEvent = beforeBody(seeEvent);
 
   app.post(
     '/events/:id/participations',
@@ -81,7 +84,11 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
       const { access, ...found } = visibleEvent.found(request);
       const body = request.body;
       if ('person_ids' in body) {
-        const rows = await registerMany(request.tenant.db, access, found, tokenMayWrite(request), body.person_ids, body.role ?? 'participant');
+        // The request as a whole first (ability, manager), then its list.
+        requireManager(found, tokenMayWrite(request));
+        const bulk = checkBulkRegistration(body);
+        if (!bulk.ok) throw errors.validation(bulk.fieldErrors);
+        const rows = await registerMany(request.tenant.db, access, found, bulk.value.person_ids, bulk.value.role ?? 'participant');
         return sendInOrder(reply, 201, ok({ participations: rows.map((row) => toApiParticipation(row, mayReadNotes({ manager: true, ownOrWard: false }))) }));
       }
       const created = await register(request.tenant.db, access, found, tokenMayWrite(request), body);
@@ -91,12 +98,19 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
     },
   );
 
+  // The event seen (404) and managed (403), before the body is read.
+  const managedEvent = beforeBody(async (request) => {
+    const found = await seeEvent(request);
+    requireManager(found, true);
+    return found;
+  });
+
   app.patch(
     '/events/:id/participations',
     {
-      config: { requires: 'events:read' },
+      config: { requires: 'events:write' },
       bodyLimit: BULK_BODY_LIMIT,
-      preParsing: visibleEvent.preParsing,
+      preParsing: managedEvent.preParsing,
       validatorCompiler: bodyCheckedBy(checkChangesBody),
       schema: {
         params: IdParams,
@@ -110,8 +124,8 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
       },
     },
     async (request, reply) => {
-      const { access, ...found } = visibleEvent.found(request);
-      const rows = await changeMany(request.tenant.db, access, found, tokenMayWrite(request), request.body.participations);
+      const { access, ...found } = managedEvent.found(request);
+      const rows = await changeMany(request.tenant.db, access, found, request.body.participations);
       return sendInOrder(reply, 200, ok({ participations: rows.map((row) => toApiParticipation(row, mayReadNotes({ manager: true, ownOrWard: false }))) }));
     },
   );

@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { PagingQuery } from '../../http/paging.js';
 import { Timestamp } from '../../http/schemas.js';
 import { toApiTimestamp } from '../../lib/time.js';
-import { checkItems, MOST_ITEMS, objectItemCheck, valueItemCheck } from '../../http/bulk.js';
+import { checkItems, idOfItem, MOST_ITEMS, objectItemCheck, valueItemCheck } from '../../http/bulk.js';
 import { compileObjectValidator, StoredText, type Validation } from '../../lib/validation.js';
 import type { ParticipationItemRow } from './queries.js';
 import { ROLES, STATES } from './states.js';
@@ -114,12 +114,17 @@ const checkPersonId = valueItemCheck(Id);
 const checkChange = objectItemCheck(ParticipationChangeListSchema.properties.participations.items);
 
 /**
- * The body of POST /events/{id}/participations: the single form (`person_id`) or, when it names
- * `person_ids`, the bulk form; both at once is 422 on `person_ids`.
+ * The body of POST /events/{id}/participations as the route reads it: the single form is checked
+ * here; a body that names `person_ids` is the bulk form, checked by the handler once the caller is
+ * known to manage the event (the request as a whole is refused before its list is looked at).
  */
-export function checkRegistrationBody(body: unknown): Validation<NewParticipation | BulkRegistration> {
+export function checkRegistrationBody(body: unknown): Validation<NewParticipation | Record<string, unknown>> {
   const given = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  if (!('person_ids' in given)) return checkSingle(body);
+  return 'person_ids' in given ? { ok: true, value: given } : checkSingle(body);
+}
+
+/** The bulk form of POST /events/{id}/participations; `person_id` beside `person_ids` is 422 on `person_ids`. */
+export function checkBulkRegistration(given: Record<string, unknown>): Validation<BulkRegistration> {
   if ('person_id' in given) return { ok: false, fieldErrors: { person_ids: ['The person ids field prohibits person id from being present.'] } };
   const ids = checkItems(given, 'person_ids', (id) => id, checkPersonId);
   const rest = checkBulkRest(given);
@@ -131,7 +136,7 @@ export function checkRegistrationBody(body: unknown): Validation<NewParticipatio
 /** The body of PATCH /events/{id}/participations. */
 export function checkChangesBody(body: unknown): Validation<ParticipationChangeList> {
   const given = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const items = checkItems(given, 'participations', (item) => (item as { id?: unknown }).id, checkChange);
+  const items = checkItems(given, 'participations', idOfItem, checkChange);
   if (Object.keys(items.problems).length > 0) return { ok: false, fieldErrors: items.problems };
   return { ok: true, value: { participations: items.items as ParticipationChangeList['participations'] } };
 }

@@ -32,7 +32,11 @@ describe('bulk memberships', () => {
     const outsider = await w.person(w.other, 'Otto', 'Outside');
     const refused = await w.call('regionleader', 'POST', '/memberships', { person_ids: [kids[2], kids[0], outsider], group_id: w.troopB, role_type: 'member' });
     expect(refused.statusCode, refused.body).toBe(422);
-    expect(refused.json()).toEqual({ success: false, message: 'Person not found.', errors: { 'person_ids.2': ['Person not found.'] } });
+    expect(refused.json()).toEqual({
+      success: false,
+      message: 'The person already has this role in this group. (and 1 more error)',
+      errors: { 'person_ids.1': ['The person already has this role in this group.'], 'person_ids.2': ['Person not found.'] },
+    });
     const twice = await w.call('regionleader', 'POST', '/memberships', { person_ids: [kids[2], kids[0]], group_id: w.troopB, role_type: 'member' });
     expect(twice.statusCode, twice.body).toBe(422);
     expect(twice.json().errors).toEqual({ 'person_ids.1': ['The person already has this role in this group.'] });
@@ -67,7 +71,11 @@ describe('bulk memberships', () => {
       memberships: [{ id: inA!.id, end_on: '2099-01-01' }, { id: inOther!.id, end_on: '2099-01-01' }, { id: 999_999, end_on: '2099-01-01' }, { id: inA!.id, label: 'x', role_type: 'leader' }],
     });
     expect(refused.statusCode, refused.body).toBe(422);
-    expect(refused.json().errors).toEqual({ 'memberships.3.role_type': ['The memberships.3.role type field is prohibited.'] });
+    // The body's own problems first, every one: a fixed field, and the repeated membership.
+    expect(refused.json().errors).toEqual({
+      'memberships.3.role_type': ['The memberships.3.role type field is prohibited.'],
+      'memberships.3': ['The memberships.3 field has a duplicate value.'],
+    });
     // The troop's leader sees kids[1] (a member of troop A), so its membership in `other` is not theirs to change.
     const items = await w.call('troopleader', 'PATCH', '/memberships', {
       memberships: [{ id: inA!.id, end_on: '2099-01-01' }, { id: inOther!.id, end_on: '2099-01-01' }, { id: 999_999, end_on: '2099-01-01' }],

@@ -51,10 +51,16 @@ describe('bulk registrations and changes of an event', () => {
     // kids[1] is registered already; 999999 does not exist; the outsider is not seen by the region's leader.
     const refused = await registerMany(event.id, { person_ids: [kids[0], kids[1], 999_999, outsider] });
     expect(refused.statusCode, refused.body).toBe(422);
+    // Every refusal at once: the full event, the registered one, and those not seen (nothing more of them).
     expect(refused.json()).toEqual({
       success: false,
-      message: 'Person not found. (and 1 more error)',
-      errors: { 'person_ids.2': ['Person not found.'], 'person_ids.3': ['Person not found.'] },
+      message: 'The event is full. (and 3 more errors)',
+      errors: {
+        'person_ids.0': ['The event is full.'],
+        'person_ids.1': ['The person is already registered.'],
+        'person_ids.2': ['Person not found.'],
+        'person_ids.3': ['Person not found.'],
+      },
     });
     const rules = await registerMany(event.id, { person_ids: [kids[0], kids[1], kids[2]] });
     expect(rules.statusCode, rules.body).toBe(422);

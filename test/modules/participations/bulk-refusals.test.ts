@@ -2,8 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../helpers/app.js';
 import { buildWorld, daysFromNow, type World } from '../../helpers/events.js';
 
-/** Review of the bulk forms against webapp.md 2 and 6 ("Bulk forms, exactly", "More details"). */
-describe('bulk forms: review', () => {
+/**
+ * The bulk forms refuse the request as a whole before they look at its list, name every refused
+ * item at once, and apply the last-administrator rule to the set as a whole
+ * (docs/api/conventions.md, "Bulk forms").
+ */
+describe('bulk forms: the order of refusals, and every refusal named', () => {
   let w: World;
   let kids: number[];
   beforeAll(async () => {
@@ -16,8 +20,7 @@ describe('bulk forms: review', () => {
   const camp = (fields: Record<string, unknown> = {}) =>
     w.event('regionleader', { group_id: w.region, name: 'Review camp', starts_at: daysFromNow(20), ends_at: daysFromNow(22), ...fields });
 
-  // "First the request as a whole, with the single form's status: ability, event visible (404), manager (403).
-  //  Arrays hold 1-200 items (422 ...)": a member who sees the event but manages nothing gets 403, not 422.
+  // A member who sees the event but manages nothing gets 403, not a 422 about the list.
   it('POST: a non-manager is refused as a whole (403) before the list is checked', async () => {
     const event = await camp();
     const answer = await w.call('member', 'POST', `/events/${event.id}/participations`, { person_ids: [] });
@@ -30,8 +33,7 @@ describe('bulk forms: review', () => {
     expect(answer.statusCode, answer.body).toBe(403);
   });
 
-  // docs/api/events-and-registration.md: PATCH /events/{id}/participations needs `events:write`;
-  // permissions.md: "A token without it is refused with 403 Invalid ability provided. before anything else is looked at".
+  // PATCH /events/{id}/participations needs `events:write`: a token without it hears that before anything else.
   it('PATCH: a token without events:write hears the ability first, also on an event it does not see', async () => {
     const event = await camp();
     const readOnly = await w.tokenWith('outsider', ['events:read']);
@@ -39,8 +41,7 @@ describe('bulk forms: review', () => {
     expect(answer.json(), answer.body).toEqual({ success: false, message: 'Invalid ability provided.' });
   });
 
-  // docs/api/conventions.md "Bulk forms": "Any refusal is a 422 with every refused item keyed by its 0-based index",
-  // its example naming an unseen person and a full event together.
+  // Every refused item keyed by its index: an unseen person and a full event together.
   it('POST: every refused item is named, the unseen and the full together', async () => {
     const event = await camp({ capacity: 2, waiting_list: false });
     const outsider = await w.person(w.other, 'Otto', 'Unseen');
@@ -60,7 +61,7 @@ describe('bulk forms: review', () => {
     });
   });
 
-  // "the last-administrator rule applies to the set as a whole": a set that starts another administration
+  // The last-administrator rule over the set as a whole: a set that starts another administration
   // today while ending one's own leaves the tenant an administrator.
   it('PATCH /memberships: a set that hands the administration over is not the last administrator', async () => {
     const successor = await w.person(w.root, 'Sue', 'Successor');
