@@ -639,7 +639,7 @@ export interface paths {
         head?: never;
         /**
          * Change several of an event's participations
-         * @description Managers with `events:write`: each item as PATCH /participations/{id} would change it (state, role, notes, attended), in the order given, each seeing the earlier ones' effects (promotions included); 1-200 items, no id twice. All or nothing: a refused item is a 422 entry keyed `participations.<i>.id` (not found, not allowed, full) or `participations.<i>.<field>`, and nothing changes. No If-Match.
+         * @description Managers with `events:write`: each item as PATCH /participations/{id} would change it (state, role, notes, attended), in the order given, each seeing the earlier ones' effects (promotions included); 1-200 items, no id twice. All or nothing: a refused item is a 422 entry keyed `participations.<i>.id` (not found, not allowed, full) or `participations.<i>.<field>`, and nothing changes. No If-Match. `message` (0-2,000 characters) says why, as when calling an event off: cancel every live participation here, then DELETE the event.
          */
         patch: operations["updateEventParticipations"];
         trace?: never;
@@ -11913,6 +11913,8 @@ export interface operations {
                         notes?: string | null;
                         attended?: boolean | null;
                     }[];
+                    /** @description Why (calling an event off, say): quoted in the notices of this request to the people concerned */
+                    message?: string | null;
                 };
             };
         };

@@ -247,6 +247,15 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     const wolves = (await api('GET', '/groups?q=Wolves')).data.groups[0].id as number;
     await expect.poll(async () => (await api('GET', `/groups/${patrol}`)).data.group).toMatchObject({ name: 'Fox patrol', parent_id: wolves });
     await lp.getByRole('link', { name: 'Wolves' }).waitFor();
+
+    // The camp is called off: one action, asked first, naming what it ends.
+    await lp.goto(eventUrl);
+    const callOff = new Promise<string>((resolve) => lp.once('dialog', (dialog) => { resolve(dialog.message()); void dialog.accept(); }));
+    await lp.getByRole('button', { name: 'Call off' }).click();
+    await expect(callOff).resolves.toBe('Call off Summer camp? 1 registration is cancelled and the event is deleted. This cannot be undone.');
+    await lp.getByText('Summer camp is called off.').waitFor();
+    const gone = await http(server.port, { path: `/api/events/${camp.id}`, headers: { host: 'localhost', accept: 'application/json', authorization: `Bearer ${admin}` } });
+    expect(gone.status).toBe(404);
     expect(leader.problems).toEqual([]);
     expect(parent.problems).toEqual([]);
   }, 120_000);

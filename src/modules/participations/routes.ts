@@ -118,7 +118,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
         operationId: 'updateEventParticipations',
         summary: "Change several of an event's participations",
         description:
-          'Managers with `events:write`: each item as PATCH /participations/{id} would change it (state, role, notes, attended), in the order given, each seeing the earlier ones\' effects (promotions included); 1-200 items, no id twice. All or nothing: a refused item is a 422 entry keyed `participations.<i>.id` (not found, not allowed, full) or `participations.<i>.<field>`, and nothing changes. No If-Match.',
+          'Managers with `events:write`: each item as PATCH /participations/{id} would change it (state, role, notes, attended), in the order given, each seeing the earlier ones\' effects (promotions included); 1-200 items, no id twice. All or nothing: a refused item is a 422 entry keyed `participations.<i>.id` (not found, not allowed, full) or `participations.<i>.<field>`, and nothing changes. No If-Match. `message` (0-2,000 characters) says why, as when calling an event off: cancel every live participation here, then DELETE the event.',
         body: ParticipationChangeListSchema,
         response: { 200: ParticipationListAnswer, 403: forbidden },
       },

@@ -103,8 +103,13 @@ export const BulkRegistrationSchema = Type.Object({
 export type BulkRegistration = Static<typeof BulkRegistrationSchema>;
 
 /** PATCH /events/{id}/participations: several participations of the event changed at once (managers). */
+const CallOffMessage = Type.Union([StoredText({ maxLength: 2000 }), Type.Null()], {
+  description: 'Why (calling an event off, say): quoted in the notices of this request to the people concerned',
+});
+
 export const ParticipationChangeListSchema = Type.Object({
   participations: Type.Array(Type.Object({ id: Id, ...ParticipationUpdateSchema.properties }), { minItems: 1, maxItems: MOST_ITEMS }),
+  message: Type.Optional(CallOffMessage),
 });
 export type ParticipationChangeList = Static<typeof ParticipationChangeListSchema>;
 
@@ -134,9 +139,13 @@ export function checkBulkRegistration(given: Record<string, unknown>): Validatio
 }
 
 /** The body of PATCH /events/{id}/participations. */
+const checkMessage = compileObjectValidator<{ message?: string | null }>(Type.Object({ message: Type.Optional(CallOffMessage) }));
+
 export function checkChangesBody(body: unknown): Validation<ParticipationChangeList> {
   const given = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const items = checkItems(given, 'participations', idOfItem, checkChange);
-  if (Object.keys(items.problems).length > 0) return { ok: false, fieldErrors: items.problems };
-  return { ok: true, value: { participations: items.items as ParticipationChangeList['participations'] } };
+  const message = checkMessage(given);
+  const fieldErrors = { ...items.problems, ...(message.ok ? {} : message.fieldErrors) };
+  if (Object.keys(fieldErrors).length > 0) return { ok: false, fieldErrors };
+  return { ok: true, value: { participations: items.items as ParticipationChangeList['participations'], ...(message.ok ? message.value : {}) } };
 }

@@ -177,4 +177,20 @@ describe('bulk registrations and changes of an event', () => {
     expect(untouched.attended).toBeNull();
     expect(await changeMany(event.id, { participations: [{ id: mine!.id, attended: true }] }, 'member').then((r) => r.statusCode)).toBe(403);
   });
+
+  it('calls an event off: every live registration cancelled in one request with a message, then the event deleted', async () => {
+    const event = await camp({ capacity: 1, waiting_list: true });
+    const registered = (await registerMany(event.id, { person_ids: [kids[0], kids[1], kids[2]] })).json().data.participations as { id: number; state: string }[];
+    expect(registered.map((p) => p.state)).toEqual(['accepted', 'waitlisted', 'waitlisted']);
+    const long = await changeMany(event.id, { participations: [{ id: registered[0]!.id, state: 'cancelled' }], message: 'x'.repeat(2001) });
+    expect(long.statusCode, long.body).toBe(422);
+    expect(long.json().errors).toEqual({ message: ['The message field must not be greater than 2000 characters.'] });
+    // Waitlisted first, then accepted: a cancellation never promotes someone about to be cancelled too.
+    const order = [registered[2]!, registered[1]!, registered[0]!].map(({ id }) => ({ id, state: 'cancelled' }));
+    const called = await changeMany(event.id, { participations: order, message: 'The bus broke down. Sorry!' });
+    expect(called.statusCode, called.body).toBe(200);
+    expect(called.json().data.participations.map((p: { state: string }) => p.state)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    expect((await w.call('regionleader', 'DELETE', `/events/${event.id}`)).statusCode).toBe(204);
+    expect((await w.call('regionleader', 'GET', `/events/${event.id}`)).statusCode).toBe(404);
+  });
 });

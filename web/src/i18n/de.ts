@@ -114,6 +114,10 @@ export const de: Words = {
   notSavedEnterAgain: 'Nicht gespeichert, bitte nochmals eingeben:',
   empty: '(leer)',
   // Events: registering the family, states and cancelling; the people search.
+  callOff: 'Absagen',
+  callOffHint: 'Meldet alle ab und löscht den Anlass. Das lässt sich nicht rückgängig machen.',
+  confirmCallOff: (event: string, count: number) => `${event} absagen? ${count} ${count === 1 ? 'Anmeldung wird' : 'Anmeldungen werden'} abgemeldet und der Anlass gelöscht. Das lässt sich nicht rückgängig machen.`,
+  calledOff: (event: string) => `${event} ist abgesagt.`,
   changeOf: (entity: string, action: string) => {
     const things: Record<string, string> = { person: 'Person', group: 'Gruppe', membership: 'Mitgliedschaft', guardianship: 'Erziehungsberechtigte', role_type: 'Rolle', event: 'Anlass', participation: 'Anmeldung' };
     const done: Record<string, string> = { created: 'erstellt', updated: 'geändert', deleted: 'gelöscht' };

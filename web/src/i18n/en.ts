@@ -116,6 +116,10 @@ export const en = {
   notSavedEnterAgain: 'Not saved, please enter again:',
   empty: '(empty)',
   // Events: registering the family, states and cancelling; the people search.
+  callOff: 'Call off',
+  callOffHint: 'Cancels every registration and deletes the event. It cannot be undone.',
+  confirmCallOff: (event: string, count: number) => `Call off ${event}? ${count} registration${count === 1 ? ' is' : 's are'} cancelled and the event is deleted. This cannot be undone.`,
+  calledOff: (event: string) => `${event} is called off.`,
   changeOf: (entity: string, action: string) => {
     const things: Record<string, string> = { person: 'Person', group: 'Group', membership: 'Membership', guardianship: 'Guardian', role_type: 'Role type', event: 'Event', participation: 'Registration' };
     const done: Record<string, string> = { created: 'created', updated: 'changed', deleted: 'deleted' };

@@ -114,6 +114,10 @@ export const fr: Words = {
   notSavedEnterAgain: 'Non enregistré, à saisir à nouveau :',
   empty: '(vide)',
   // Events: registering the family, states and cancelling; the people search.
+  callOff: 'Annuler l’activité',
+  callOffHint: 'Annule toutes les inscriptions et supprime l’activité. C’est définitif.',
+  confirmCallOff: (event: string, count: number) => `Annuler ${event} ? ${count} ${count === 1 ? 'inscription est annulée' : 'inscriptions sont annulées'} et l’activité est supprimée. C’est définitif.`,
+  calledOff: (event: string) => `${event} est annulée.`,
   changeOf: (entity: string, action: string) => {
     const things: Record<string, string> = { person: 'Personne', group: 'Groupe', membership: 'Appartenance', guardianship: 'Responsable légal·e', role_type: 'Rôle', event: 'Activité', participation: 'Inscription' };
     const done: Record<string, string> = { created: 'créé·e', updated: 'modifié·e', deleted: 'supprimé·e' };

@@ -113,6 +113,7 @@ export function EventPage({ id }: { id: number }) {
       </section>
       {manager && <Participants eventId={id} participations={participations} onSetState={setState} />}
       {manager && <Summary eventId={id} round={round} />}
+      {manager && <CallOff event={event} participations={participations} onRefused={changed} />}
     </>
   );
 }
@@ -215,5 +216,46 @@ function Summary({ eventId, round }: { eventId: number; round: number }) {
         </dl>
       )}
     </details>
+  );
+}
+
+/** The states a call-off cancels, in its order: the queue first, so no cancellation promotes someone about to be cancelled too. */
+const CALL_OFF_ORDER: State[] = ['waitlisted', 'pending', 'accepted'];
+
+/**
+ * "Call off": every live registration cancelled (one request per 200, all or nothing each), then
+ * the event deleted; asked first, naming the event and how many registrations it ends.
+ */
+function CallOff({ event, participations, onRefused }: { event: { id: number; name: string; group_id: number }; participations: Participation[]; onRefused: () => void }) {
+  const app = useApp();
+  const { words } = app;
+  const [busy, setBusy] = useState(false);
+  const live = CALL_OFF_ORDER.flatMap((state) => participations.filter((p) => p.state === state));
+  const callOff = async () => {
+    if (!confirm(words.confirmCallOff(event.name, live.length))) return;
+    setBusy(true);
+    try {
+      for (let start = 0; start < live.length; start += 200) {
+        const chunk = live.slice(start, start + 200).map((p) => ({ id: p.id, state: 'cancelled' as const }));
+        if (!dataOf(app, await client.participations.updateMany(event.id, { participations: chunk }))) return onRefused();
+      }
+      const deleted = await client.events.delete(event.id);
+      if (!deleted.response.ok) {
+        dataOf(app, deleted);
+        return onRefused();
+      }
+      app.announce(words.calledOff(event.name), `/groups/${event.group_id}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="card">
+      <h2>{words.callOff}</h2>
+      <p class="muted">{words.callOffHint}</p>
+      <button type="button" class="danger" disabled={busy} onClick={() => void callOff()}>
+        {words.callOff}
+      </button>
+    </section>
   );
 }
