@@ -197,6 +197,28 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     const [download] = await Promise.all([lp.waitForEvent('download'), lp.getByRole('button', { name: 'Download CSV' }).click()]);
     expect(download.suggestedFilename()).toBe(`event-${camp.id}-participants.csv`);
 
+    // The attendance of the day: ticked on the list, saved in one request.
+    const attendance = lp.locator('section', { has: lp.getByRole('heading', { name: 'Attendance' }) });
+    await attendance.getByLabel('Kai Kid').check();
+    await attendance.getByRole('button', { name: 'Save attendance' }).click();
+    await lp.getByText('Attendance saved.').waitFor();
+    const afterRoll = (await api('GET', `/events/${camp.id}/participations`)).data.participations as { person: { firstname: string }; attended: boolean | null }[];
+    expect(afterRoll.find((p) => p.person.firstname === 'Kai')?.attended).toBe(true);
+
+    // A hike that needs approval: the leader approves both pending registrations in one go.
+    const hike = (await api('POST', '/events', { group_id: patrol, name: 'Hike', starts_at: '2027-05-01T08:00:00Z', ends_at: '2027-05-01T17:00:00Z', requires_approval: true })).data.event.id as number;
+    const pendingKids = kids.map((kid) => kid.id);
+    expect((await api('POST', `/events/${hike}/participations`, { person_ids: pendingKids })).data.participations.map((p: { state: string }) => p.state)).toEqual(['pending', 'pending']);
+    await lp.goto(`http://127.0.0.1:${server.port}/#/events/${hike}`);
+    const approvals = lp.locator('section', { has: lp.getByRole('heading', { name: 'Waiting for approval' }) });
+    await approvals.getByLabel('Kim Kid').check();
+    await approvals.getByLabel('Kai Kid').check();
+    await accessible(lp, 'event approvals (leader)');
+    await approvals.getByRole('button', { name: 'Approve the chosen' }).click();
+    await lp.getByText('2 approved.').waitFor();
+    const decided = (await api('GET', `/events/${hike}/participations`)).data.participations as { state: string }[];
+    expect(decided.map((p) => p.state)).toEqual(['accepted', 'accepted']);
+
     // Paging through the members (50 a page), a search among them, and Mia's membership ended.
     for (let i = 1; i <= 50; i += 1) await person(`Extra${String(i).padStart(2, '0')}`, 'Zed', patrol, 'member');
     await lp.getByRole('link', { name: 'Groups' }).click();

@@ -3,8 +3,9 @@ import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { formatMoment } from '../i18n/index.js';
 import { client } from '../session.js';
+import { Approvals, Attendance } from './event-bulk.js';
 
-type State = 'pending' | 'accepted' | 'waitlisted' | 'rejected' | 'cancelled';
+export type State = 'pending' | 'accepted' | 'waitlisted' | 'rejected' | 'cancelled';
 /** The changes a manager may make; others may only cancel. */
 const NEXT_STATES: Record<State, State[]> = {
   pending: ['accepted', 'rejected', 'waitlisted', 'cancelled'],
@@ -15,7 +16,7 @@ const NEXT_STATES: Record<State, State[]> = {
 };
 const LIVE: State[] = ['pending', 'accepted', 'waitlisted'];
 
-type Participation = { id: number; person_id: number; state: State; waitlist_position: number | null; person: { id: number; firstname: string; lastname: string } };
+export type Participation = { id: number; person_id: number; state: State; waitlist_position: number | null; attended: boolean | null; person: { id: number; firstname: string; lastname: string } };
 
 /**
  * An event: what it is, the family's registrations (states, waiting-list places, cancel) and who of
@@ -112,6 +113,8 @@ export function EventPage({ id }: { id: number }) {
         )}
       </section>
       {manager && <Participants eventId={id} participations={participations} onSetState={setState} />}
+      {manager && <Approvals eventId={id} participations={participations} onChanged={changed} />}
+      {manager && <Attendance eventId={id} participations={participations} onChanged={changed} />}
       {manager && <Summary eventId={id} round={round} />}
       {manager && <CallOff event={event} participations={participations} onRefused={changed} />}
     </>

@@ -1,0 +1,138 @@
+import { useState } from 'preact/hooks';
+import { validationErrors, type FieldErrors } from '../components/field.js';
+import { useApp } from '../context.js';
+import { translateApiMessages } from '../i18n/api-messages.js';
+import { client, troubleOf } from '../session.js';
+import type { Participation } from './event.js';
+
+// A manager's work on many registrations at once, each one request (the bulk form): approvals of
+// the pending, and the attendance of the day as a checklist for a phone.
+
+type Change = { id: number; state?: 'accepted' | 'rejected'; attended?: boolean };
+
+/** Sends the changes as one request; a refusal names each refused registration with the API's reason. */
+function useBulkChange(eventId: number, participations: Participation[], onChanged: () => void) {
+  const app = useApp();
+  const [refusals, setRefusals] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const send = async (changes: Change[], done: string) => {
+    setBusy(true);
+    setRefusals([]);
+    try {
+      const result = await client.participations.updateMany(eventId, { participations: changes });
+      if (result.data) {
+        app.announce(done);
+        return onChanged();
+      }
+      const errors = validationErrors(result.response, result.error);
+      if (!errors) return app.report(troubleOf(result.response, result.error));
+      setRefusals(describe(errors, changes, participations, app.language));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { send, refusals, busy };
+}
+
+/** "Kim Kid: The event is full." for each refused item (`participations.<i>...`), the rest as they are. */
+function describe(errors: FieldErrors, changes: Change[], participations: Participation[], language: Parameters<typeof translateApiMessages>[1]): string[] {
+  return Object.entries(errors).map(([key, messages]) => {
+    const index = /^participations\.(\d+)/.exec(key)?.[1];
+    const person = index === undefined ? undefined : participations.find((p) => p.id === changes[Number(index)]?.id)?.person;
+    const text = translateApiMessages(messages, language);
+    return person ? `${person.firstname} ${person.lastname}: ${text}` : text;
+  });
+}
+
+function Refusals({ refusals }: { refusals: string[] }) {
+  if (refusals.length === 0) return null;
+  return (
+    <div class="error" role="alert">
+      {refusals.map((line) => (
+        <p key={line}>{line}</p>
+      ))}
+    </div>
+  );
+}
+
+/** The pending registrations, several approved or rejected at once (a decision, not a loss: no question). */
+export function Approvals({ eventId, participations, onChanged }: { eventId: number; participations: Participation[]; onChanged: () => void }) {
+  const { words } = useApp();
+  const pending = participations.filter((p) => p.state === 'pending');
+  const [chosen, setChosen] = useState<Set<number>>(new Set());
+  const { send, refusals, busy } = useBulkChange(eventId, participations, () => {
+    setChosen(new Set());
+    onChanged();
+  });
+  if (pending.length === 0) return null;
+  const decide = (state: 'accepted' | 'rejected') =>
+    send(
+      pending.filter((p) => chosen.has(p.id)).map((p) => ({ id: p.id, state })),
+      state === 'accepted' ? words.approvedCount(chosen.size) : words.rejectedCount(chosen.size),
+    );
+  return (
+    <section class="card" aria-labelledby="approvals-title">
+      <h2 id="approvals-title">{words.approvals}</h2>
+      <fieldset class="checklist">
+        <legend class="visually-hidden">{words.approvals}</legend>
+        {pending.map((p) => (
+          <label class="check" key={p.id}>
+            <input
+              type="checkbox"
+              checked={chosen.has(p.id)}
+              onChange={(e) => {
+                const next = new Set(chosen);
+                if ((e.target as HTMLInputElement).checked) next.add(p.id);
+                else next.delete(p.id);
+                setChosen(next);
+              }}
+            />
+            {p.person.firstname} {p.person.lastname}
+          </label>
+        ))}
+      </fieldset>
+      <Refusals refusals={refusals} />
+      <div class="actions">
+        <button type="button" disabled={busy || chosen.size === 0} onClick={() => void decide('accepted')}>
+          {words.approveChosen}
+        </button>
+        <button type="button" class="secondary-dark" disabled={busy || chosen.size === 0} onClick={() => void decide('rejected')}>
+          {words.rejectChosen}
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/** The attendance of the accepted, ticked on a phone and saved in one request (only what changed). */
+export function Attendance({ eventId, participations, onChanged }: { eventId: number; participations: Participation[]; onChanged: () => void }) {
+  const { words } = useApp();
+  const accepted = participations.filter((p) => p.state === 'accepted');
+  const [ticked, setTicked] = useState<Map<number, boolean>>(new Map());
+  const { send, refusals, busy } = useBulkChange(eventId, participations, () => {
+    setTicked(new Map());
+    onChanged();
+  });
+  if (accepted.length === 0) return null;
+  const present = (p: Participation) => ticked.get(p.id) ?? p.attended === true;
+  const changes = accepted.filter((p) => present(p) !== (p.attended === true)).map((p) => ({ id: p.id, attended: present(p) }));
+  return (
+    <section class="card" aria-labelledby="attendance-title">
+      <h2 id="attendance-title">{words.attendance}</h2>
+      <fieldset class="checklist">
+        <legend class="visually-hidden">{words.attendance}</legend>
+        {accepted.map((p) => (
+          <label class="check" key={p.id}>
+            <input type="checkbox" checked={present(p)} onChange={(e) => setTicked(new Map(ticked).set(p.id, (e.target as HTMLInputElement).checked))} />
+            {p.person.firstname} {p.person.lastname}
+          </label>
+        ))}
+      </fieldset>
+      <p class="muted">{words.attendedCount(accepted.filter(present).length, accepted.length)}</p>
+      <Refusals refusals={refusals} />
+      <button type="button" disabled={busy || changes.length === 0} onClick={() => void send(changes, words.attendanceSaved)}>
+        {words.saveAttendance}
+      </button>
+    </section>
+  );
+}
