@@ -8,7 +8,7 @@ import { participantsCsv } from '../modules/participations/csv.js';
 import { operatorAccess } from '../modules/permissions/rules.js';
 import { openTenant, withStorage } from './context.js';
 import { idOption } from './groups.js';
-import { listEventParticipations } from '../modules/participations/rules.js';
+import { listEventParticipations, participantKey } from '../modules/participations/rules.js';
 
 /** The events of a tenant and an event's participants, for an operator. */
 
@@ -50,19 +50,20 @@ export function registerEventCommands(program: Command): void {
         const { event: found } = await requireVisibleEvent(db, await operatorAccess(db, today), idOption(eventId, '<event-id>'));
         const id = Number(found.id);
         if (options.csv) {
-          const csv = await participantsCsv(db, id, {});
+          const csv = await participantsCsv(db, id, {}, 'state');
           csv.pipe(process.stdout, { end: false });
           await once(csv, 'end');
           return;
         }
-        let after: number | null = null;
+        // In the list's order, as the API's: by state, the waiting list in its order, then by name.
+        let after: SortKey | null = null;
         for (;;) {
-          const rows = await listEventParticipations(db, id, {}, after, PAGE_ROWS);
+          const rows = await listEventParticipations(db, id, {}, 'state', after, PAGE_ROWS);
           for (const row of rows.slice(0, PAGE_ROWS)) {
             line(Number(row.id), Number(row.person_id), row.role, row.state, row.waitlist_position === null ? null : Number(row.waitlist_position), row.p_lastname, row.p_firstname);
           }
           if (rows.length <= PAGE_ROWS) return;
-          after = Number(rows[PAGE_ROWS - 1]!.id);
+          after = participantKey(rows[PAGE_ROWS - 1]!, 'state');
         }
       }),
     );

@@ -625,7 +625,7 @@ export interface paths {
         };
         /**
          * An event's participations
-         * @description Managers see all, others their own and their wards'. Filters `state`, `role`; by id. With `Accept: text/csv` (managers only) every page at once as a CSV file: id, person_id, firstname, lastname, role, state, waitlist_position, attended, is_vegetarian, can_swimm, email, phonenumber, phonenumber_mobile, notes.
+         * @description Managers see all, others their own and their wards'. Filters `state`, `role`. Ordered by state (accepted, pending, waitlisted by place, rejected, cancelled), then name, then id; `sort=name` by name, `sort=created` in the order of registration. `include=details` (managers; others 403): each person adds is_vegetarian, can_swimm, birthday and guardians with their numbers, and the first page adds `summary` after next_cursor. With `Accept: text/csv` (managers only) every page at once, in the same order, as a CSV file: id, person_id, firstname, lastname, role, state, waitlist_position, attended, is_vegetarian, can_swimm, email, phonenumber, phonenumber_mobile, notes.
          */
         get: operations["listEventParticipations"];
         put?: never;
@@ -7345,6 +7345,18 @@ export interface operations {
                                         id: number;
                                         firstname: string;
                                         lastname: string;
+                                        is_vegetarian?: boolean;
+                                        can_swimm?: boolean;
+                                        birthday?: string | null;
+                                        /** @description Their numbers, for emergencies at camp */
+                                        guardians?: {
+                                            id: number;
+                                            firstname: string;
+                                            lastname: string;
+                                            phonenumber: string | null;
+                                            phonenumber_mobile: string | null;
+                                            email: string | null;
+                                        }[];
                                     };
                                     /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
                                     created_at: string;
@@ -11357,6 +11369,10 @@ export interface operations {
             query?: {
                 state?: "pending" | "accepted" | "waitlisted" | "rejected" | "cancelled";
                 role?: "participant" | "helper" | "leader";
+                /** @description Default: by state (accepted, pending, waitlisted by place, rejected, cancelled), then name */
+                sort?: "name" | "created";
+                /** @description Managers: each person's answers for the kitchen and the lifeguard, birthday and guardians; the first page adds `summary` */
+                include?: "details";
                 limit?: number;
                 cursor?: string;
             };
@@ -11400,6 +11416,18 @@ export interface operations {
                                     id: number;
                                     firstname: string;
                                     lastname: string;
+                                    is_vegetarian?: boolean;
+                                    can_swimm?: boolean;
+                                    birthday?: string | null;
+                                    /** @description Their numbers, for emergencies at camp */
+                                    guardians?: {
+                                        id: number;
+                                        firstname: string;
+                                        lastname: string;
+                                        phonenumber: string | null;
+                                        phonenumber_mobile: string | null;
+                                        email: string | null;
+                                    }[];
                                 };
                                 /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
                                 created_at: string;
@@ -11407,6 +11435,29 @@ export interface operations {
                                 updated_at: string;
                             }[];
                             next_cursor: string | null;
+                            /** @description With include=details, on the first page */
+                            summary?: {
+                                /** @description Accepted participants (role participant) */
+                                accepted: number;
+                                pending: number;
+                                waitlisted: number;
+                                cancelled: number;
+                                rejected: number;
+                                /** @description Accepted helpers */
+                                helpers: number;
+                                /** @description Accepted leaders */
+                                leaders: number;
+                                /** @description Over every accepted participation */
+                                vegetarians: number;
+                                /** @description Every accepted participation whose person cannot swim */
+                                non_swimmers: {
+                                    id: number;
+                                    firstname: string;
+                                    lastname: string;
+                                }[];
+                                /** @description Accepted participations marked attended */
+                                attended: number;
+                            };
                         };
                     };
                     "text/csv": string;
@@ -11615,6 +11666,18 @@ export interface operations {
                                     id: number;
                                     firstname: string;
                                     lastname: string;
+                                    is_vegetarian?: boolean;
+                                    can_swimm?: boolean;
+                                    birthday?: string | null;
+                                    /** @description Their numbers, for emergencies at camp */
+                                    guardians?: {
+                                        id: number;
+                                        firstname: string;
+                                        lastname: string;
+                                        phonenumber: string | null;
+                                        phonenumber_mobile: string | null;
+                                        email: string | null;
+                                    }[];
                                 };
                                 /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
                                 created_at: string;
@@ -11639,6 +11702,18 @@ export interface operations {
                                     id: number;
                                     firstname: string;
                                     lastname: string;
+                                    is_vegetarian?: boolean;
+                                    can_swimm?: boolean;
+                                    birthday?: string | null;
+                                    /** @description Their numbers, for emergencies at camp */
+                                    guardians?: {
+                                        id: number;
+                                        firstname: string;
+                                        lastname: string;
+                                        phonenumber: string | null;
+                                        phonenumber_mobile: string | null;
+                                        email: string | null;
+                                    }[];
                                 };
                                 /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
                                 created_at: string;
@@ -11948,6 +12023,18 @@ export interface operations {
                                     id: number;
                                     firstname: string;
                                     lastname: string;
+                                    is_vegetarian?: boolean;
+                                    can_swimm?: boolean;
+                                    birthday?: string | null;
+                                    /** @description Their numbers, for emergencies at camp */
+                                    guardians?: {
+                                        id: number;
+                                        firstname: string;
+                                        lastname: string;
+                                        phonenumber: string | null;
+                                        phonenumber_mobile: string | null;
+                                        email: string | null;
+                                    }[];
                                 };
                                 /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
                                 created_at: string;
@@ -12429,6 +12516,18 @@ export interface operations {
                                     id: number;
                                     firstname: string;
                                     lastname: string;
+                                    is_vegetarian?: boolean;
+                                    can_swimm?: boolean;
+                                    birthday?: string | null;
+                                    /** @description Their numbers, for emergencies at camp */
+                                    guardians?: {
+                                        id: number;
+                                        firstname: string;
+                                        lastname: string;
+                                        phonenumber: string | null;
+                                        phonenumber_mobile: string | null;
+                                        email: string | null;
+                                    }[];
                                 };
                                 /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
                                 created_at: string;
@@ -12721,6 +12820,18 @@ export interface operations {
                                     id: number;
                                     firstname: string;
                                     lastname: string;
+                                    is_vegetarian?: boolean;
+                                    can_swimm?: boolean;
+                                    birthday?: string | null;
+                                    /** @description Their numbers, for emergencies at camp */
+                                    guardians?: {
+                                        id: number;
+                                        firstname: string;
+                                        lastname: string;
+                                        phonenumber: string | null;
+                                        phonenumber_mobile: string | null;
+                                        email: string | null;
+                                    }[];
                                 };
                                 /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
                                 created_at: string;
@@ -12728,6 +12839,29 @@ export interface operations {
                                 updated_at: string;
                             }[];
                             next_cursor: string | null;
+                            /** @description With include=details, on the first page */
+                            summary?: {
+                                /** @description Accepted participants (role participant) */
+                                accepted: number;
+                                pending: number;
+                                waitlisted: number;
+                                cancelled: number;
+                                rejected: number;
+                                /** @description Accepted helpers */
+                                helpers: number;
+                                /** @description Accepted leaders */
+                                leaders: number;
+                                /** @description Over every accepted participation */
+                                vegetarians: number;
+                                /** @description Every accepted participation whose person cannot swim */
+                                non_swimmers: {
+                                    id: number;
+                                    firstname: string;
+                                    lastname: string;
+                                }[];
+                                /** @description Accepted participations marked attended */
+                                attended: number;
+                            };
                         };
                     };
                 };

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Readable } from 'node:stream';
 import type { TenantDatabase } from '../../db/types.js';
 import { csvStream, type Cell } from '../../lib/csv.js';
-import { listEventParticipations, type ParticipationFilters } from './queries.js';
+import type { SortKey } from '../../http/paging.js';
+import { listEventParticipations, participantKey, type ParticipantOrder, type ParticipationFilters } from './queries.js';
 
 /** The columns of the participant list's CSV, in this order. */
 export const PARTICIPANT_COLUMNS = [
@@ -13,12 +14,18 @@ export const PARTICIPANT_COLUMNS = [
 /** Rows read a page at a time, so a list of any length streams in constant memory. */
 const PAGE_ROWS = 500;
 
-/** Every participation of the event that `filters` select after `from`, as CSV, read page by page (keyset). */
-export function participantsCsv(db: Kysely<TenantDatabase>, eventId: number, filters: ParticipationFilters, from: number | null = null): Promise<Readable> {
+/** Every participation of the event that `filters` select after `from`, in the list's order, as CSV, read page by page (keyset). */
+export function participantsCsv(
+  db: Kysely<TenantDatabase>,
+  eventId: number,
+  filters: ParticipationFilters,
+  order: ParticipantOrder,
+  from: SortKey | null = null,
+): Promise<Readable> {
   async function* rows(): AsyncGenerator<Cell[]> {
     let after = from;
     for (;;) {
-      const page = await listEventParticipations(db, eventId, filters, after, PAGE_ROWS);
+      const page = await listEventParticipations(db, eventId, filters, order, after, PAGE_ROWS);
       for (const row of page.slice(0, PAGE_ROWS)) {
         yield [
           Number(row.id), Number(row.person_id), row.p_firstname, row.p_lastname, row.role, row.state,
@@ -28,7 +35,7 @@ export function participantsCsv(db: Kysely<TenantDatabase>, eventId: number, fil
         ];
       }
       if (page.length <= PAGE_ROWS) return;
-      after = Number(page[PAGE_ROWS - 1]!.id);
+      after = participantKey(page[PAGE_ROWS - 1]!, order);
     }
   }
   return csvStream(PARTICIPANT_COLUMNS, rows());

@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { ParticipationRole, ParticipationState, ParticipationsTable, TenantDb } from '../../db/types.js';
 import { binaryText } from '../../db/collation.js';
+import type { SortKey } from '../../http/paging.js';
 import { eventVisibleTo, type EventQuery, type EventViewer } from '../events/visibility.js';
 
 export type ParticipationRow = Selectable<ParticipationsTable>;
@@ -131,8 +132,32 @@ export interface ParticipationFilters {
   personIds?: number[];
 }
 
-/** An event's participations by id (keyset), with the columns of the CSV too. */
-export function listEventParticipations(db: TenantDb, eventId: number, filters: ParticipationFilters, afterId: number | null, limit: number) {
+/** The orders of an event's participant list: by state (the default), by name, in the order of registration. */
+export type ParticipantOrder = 'state' | 'name' | 'created';
+
+/** accepted, pending, waitlisted, rejected, cancelled: the participant list's order of states. */
+const STATE_RANK = ['accepted', 'pending', 'waitlisted', 'rejected', 'cancelled'] as const;
+const stateRank = sql<number>`case pa.state when 'accepted' then 0 when 'pending' then 1 when 'waitlisted' then 2 when 'rejected' then 3 else 4 end`;
+
+/** The list's order as SQL expressions: the keyset compares the same tuple (participantKey). */
+function participantOrder(db: TenantDb, order: ParticipantOrder) {
+  const name = [sql.ref('p.lastname_key'), sql.ref('p.firstname_key'), binaryText(db, 'p.lastname'), binaryText(db, 'p.firstname')];
+  if (order === 'created') return [sql.ref('pa.id')];
+  if (order === 'name') return [...name, sql.ref('pa.id')];
+  // The waiting list in its order; the other states have no position (0).
+  return [stateRank, sql`coalesce(pa.waitlist_position, 0)`, ...name, sql.ref('pa.id')];
+}
+
+/** A row's place in the list's order: what its cursor holds. */
+export function participantKey(row: EventParticipationRow, order: ParticipantOrder): SortKey {
+  const name = [row.p_lastname_key, row.p_firstname_key, row.p_lastname, row.p_firstname];
+  if (order === 'created') return [Number(row.id)];
+  if (order === 'name') return [...name, Number(row.id)];
+  return [STATE_RANK.indexOf(row.state), row.waitlist_position === null ? 0 : Number(row.waitlist_position), ...name, Number(row.id)];
+}
+
+/** An event's participations in the list's order (keyset after `after`), with the columns of the CSV too. */
+export function listEventParticipations(db: TenantDb, eventId: number, filters: ParticipationFilters, order: ParticipantOrder, after: SortKey | null, limit: number) {
   let query = db
     .selectFrom('participations as pa')
     .innerJoin('users as p', 'p.id', 'pa.person_id')
@@ -140,8 +165,11 @@ export function listEventParticipations(db: TenantDb, eventId: number, filters: 
     .select([
       'p.firstname as p_firstname',
       'p.lastname as p_lastname',
+      'p.firstname_key as p_firstname_key',
+      'p.lastname_key as p_lastname_key',
       'p.is_vegetarian as p_is_vegetarian',
       'p.can_swimm as p_can_swimm',
+      'p.birthday as p_birthday',
       'p.email as p_email',
       'p.phonenumber as p_phonenumber',
       'p.phonenumber_mobile as p_phonenumber_mobile',
@@ -150,8 +178,10 @@ export function listEventParticipations(db: TenantDb, eventId: number, filters: 
   if (filters.state !== undefined) query = query.where('pa.state', '=', filters.state);
   if (filters.role !== undefined) query = query.where('pa.role', '=', filters.role);
   if (filters.personIds !== undefined) query = query.where('pa.person_id', 'in', filters.personIds.length > 0 ? filters.personIds : [0]);
-  if (afterId !== null) query = query.where('pa.id', '>', afterId);
-  return query.orderBy('pa.id').limit(limit + 1).execute();
+  const columns = participantOrder(db, order);
+  if (after !== null) query = query.where(sql<boolean>`(${sql.join(columns)}) > (${sql.join(after as unknown[])})`);
+  for (const column of columns) query = query.orderBy(column);
+  return query.limit(limit + 1).execute();
 }
 export type EventParticipationRow = Awaited<ReturnType<typeof listEventParticipations>>[number];
 

@@ -12,9 +12,9 @@ import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
 import { Envelope } from '../../http/schemas.js';
 import { requireVisibleEvent, viewerOf } from '../events/rules.js';
-import { householdOf, type Access, canSeePerson } from '../permissions/rules.js';
+import { guardiansOfWards, householdOf, type Access, canSeePerson } from '../permissions/rules.js';
 import { participantsCsv } from './csv.js';
-import { listEventParticipations, listPersonParticipations, personExists } from './queries.js';
+import { listEventParticipations, listPersonParticipations, participantKey, personExists } from './queries.js';
 import { changeParticipation, register, requireVisibleParticipation, summaryOf } from './rules.js';
 import { changeMany, registerMany, requireManager } from './bulk.js';
 import { BULK_BODY_LIMIT } from '../../http/bulk.js';
@@ -32,6 +32,7 @@ import {
   PersonParticipationsQuery,
   SummarySchema,
   toApiParticipation,
+  withDetails,
   type NewParticipation,
 } from './schemas.js';
 import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
@@ -40,7 +41,13 @@ import { mayReadNotes } from './notes.js';
 const tags = ['participations'];
 const ParticipationAnswer = Envelope(Type.Object({ participation: ParticipationSchema }));
 const ParticipationListAnswer = Envelope(Type.Object({ participations: Type.Array(ParticipationSchema) }));
-const ParticipationList = Envelope(Type.Object({ participations: Type.Array(ParticipationSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }));
+const ParticipationList = Envelope(
+  Type.Object({
+    participations: Type.Array(ParticipationSchema),
+    next_cursor: Type.Union([Type.String(), Type.Null()]),
+    summary: Type.Optional({ ...SummarySchema, description: 'With include=details, on the first page' }),
+  }),
+);
 const forbidden = forbiddenAnswer();
 const tokenMayWrite = (request: FastifyRequest) => hasAbility(callerOf(request).abilities, 'events:write');
 
@@ -140,7 +147,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
         operationId: 'listEventParticipations',
         summary: "An event's participations",
         description:
-          'Managers see all, others their own and their wards\'. Filters `state`, `role`; by id. With `Accept: text/csv` (managers only) every page at once as a CSV file: id, person_id, firstname, lastname, role, state, waitlist_position, attended, is_vegetarian, can_swimm, email, phonenumber, phonenumber_mobile, notes.',
+          'Managers see all, others their own and their wards\'. Filters `state`, `role`. Ordered by state (accepted, pending, waitlisted by place, rejected, cancelled), then name, then id; `sort=name` by name, `sort=created` in the order of registration. `include=details` (managers; others 403): each person adds is_vegetarian, can_swimm, birthday and guardians with their numbers, and the first page adds `summary` after next_cursor. With `Accept: text/csv` (managers only) every page at once, in the same order, as a CSV file: id, person_id, firstname, lastname, role, state, waitlist_position, attended, is_vegetarian, can_swimm, email, phonenumber, phonenumber_mobile, notes.',
         querystring: EventParticipationsQuery,
         response: { 200: JsonOrCsv(ParticipationList, 'The participant list'), 403: forbidden },
       },
@@ -157,20 +164,34 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
         ...(query.role !== undefined ? { role: query.role } : {}),
         ...(household !== null ? { personIds: household } : {}),
       };
-      const list = `event-participations:${Number(event.id)}`;
+      if (query.include === 'details' && !manager) throw errors.unauthorized();
+      const order = query.sort ?? 'state';
+      // A cursor belongs to one order of the list.
+      const list = `event-participations:${Number(event.id)}:${order}`;
+      const after = query.cursor === undefined ? null : cursors.decode(list, query.cursor);
       if (wantsCsv(request)) {
         if (!manager) throw errors.unauthorized();
         // As the people CSV: every page from `cursor` on (an unknown cursor is 422).
-        const from = query.cursor === undefined ? null : Number(cursors.decode(list, query.cursor)[0]);
-        return sendCsv(reply, `event-${Number(event.id)}-participants.csv`, await participantsCsv(request.tenant.db, Number(event.id), filters, from));
+        return sendCsv(reply, `event-${Number(event.id)}-participants.csv`, await participantsCsv(request.tenant.db, Number(event.id), filters, order, after));
       }
-      const after = query.cursor === undefined ? null : Number(cursors.decode(list, query.cursor)[0]);
       const limit = limitOf(query);
-      const rows = await listEventParticipations(request.tenant.db, Number(event.id), filters, after, limit);
-      const page = cursors.page(list, rows, limit, (row) => [Number(row.id)]);
+      const rows = await listEventParticipations(request.tenant.db, Number(event.id), filters, order, after, limit);
+      const page = cursors.page(list, rows, limit, (row) => participantKey(row, order));
       const shown = (row: (typeof rows)[number]) =>
         toApiParticipation(row, mayReadNotes({ manager, ownOrWard: household?.includes(Number(row.person_id)) ?? false }));
-      return sendInOrder(reply, 200, ok({ participations: page.rows.map(shown), next_cursor: page.nextCursor }));
+      if (query.include !== 'details') return sendInOrder(reply, 200, ok({ participations: page.rows.map(shown), next_cursor: page.nextCursor }));
+      const guardians = await guardiansOfWards(request.tenant.db, page.rows.map((row) => Number(row.person_id)));
+      const detailed = page.rows.map((row) =>
+        withDetails(shown(row), {
+          is_vegetarian: Boolean(row.p_is_vegetarian),
+          can_swimm: Boolean(row.p_can_swimm),
+          birthday: row.p_birthday,
+          guardians: guardians.get(Number(row.person_id)) ?? [],
+        }),
+      );
+      // The first page carries the event's numbers: one request for a manager's page.
+      const summary = query.cursor === undefined ? { summary: await summaryOf(request.tenant.db, Number(event.id)) } : {};
+      return sendInOrder(reply, 200, ok({ participations: detailed, next_cursor: page.nextCursor, ...summary }));
     },
   );
 

@@ -180,4 +180,4 @@ function recordedOf(row: ParticipationItemRow) {
 }
 
 // What other modules use of this module's queries: named here, so that its tables stay its own.
-export { familyParticipations, listEventParticipations, listParticipationsOfPerson, listPersonParticipations } from './queries.js';
+export { familyParticipations, listEventParticipations, listParticipationsOfPerson, listPersonParticipations, participantKey } from './queries.js';

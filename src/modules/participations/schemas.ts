@@ -15,6 +15,14 @@ const sameStates: (typeof STATES)[number] extends Static<typeof State> ? true : 
 void sameRoles;
 void sameStates;
 const Notes = Type.Union([StoredText({ maxLength: 2000 }), Type.Null()]);
+const GuardianContactSchema = Type.Object({
+  id: Type.Integer(),
+  firstname: Type.String(),
+  lastname: Type.String(),
+  phonenumber: Type.Union([Type.String(), Type.Null()]),
+  phonenumber_mobile: Type.Union([Type.String(), Type.Null()]),
+  email: Type.Union([Type.String(), Type.Null()]),
+});
 
 /**
  * A participation, fields in this order. `notes` (allergies, medication) is
@@ -29,7 +37,16 @@ export const ParticipationSchema = Type.Object({
   waitlist_position: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
   attended: Type.Union([Type.Boolean(), Type.Null()]),
   notes: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  person: Type.Object({ id: Type.Integer(), firstname: Type.String(), lastname: Type.String() }),
+  person: Type.Object({
+    id: Type.Integer(),
+    firstname: Type.String(),
+    lastname: Type.String(),
+    // With include=details (managers): what a camp needs to know of each participant.
+    is_vegetarian: Type.Optional(Type.Boolean()),
+    can_swimm: Type.Optional(Type.Boolean()),
+    birthday: Type.Optional(Type.Union([Type.String({ description: 'YYYY-MM-DD' }), Type.Null()])),
+    guardians: Type.Optional(Type.Array(GuardianContactSchema, { description: 'Their numbers, for emergencies at camp' })),
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -51,7 +68,13 @@ export const ParticipationUpdateSchema = Type.Object({
 export type ParticipationUpdate = Static<typeof ParticipationUpdateSchema>;
 
 export const EventParticipationsQuery = Type.Object(
-  { state: Type.Optional(State), role: Type.Optional(Role), ...PagingQuery },
+  {
+    state: Type.Optional(State),
+    role: Type.Optional(Role),
+    sort: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('created')], { description: 'Default: by state (accepted, pending, waitlisted by place, rejected, cancelled), then name' })),
+    include: Type.Optional(Type.Literal('details', { description: "Managers: each person's answers for the kitchen and the lifeguard, birthday and guardians; the first page adds `summary`" })),
+    ...PagingQuery,
+  },
   { additionalProperties: false },
 );
 export type EventParticipationFilters = Static<typeof EventParticipationsQuery>;
@@ -73,6 +96,19 @@ export const SummarySchema = Type.Object({
   non_swimmers: Type.Array(Name, { description: 'Every accepted participation whose person cannot swim' }),
   attended: Type.Integer({ description: 'Accepted participations marked attended' }),
 });
+
+/** What include=details adds to a participant (managers). */
+export interface ParticipantDetails {
+  is_vegetarian: boolean;
+  can_swimm: boolean;
+  birthday: string | null;
+  guardians: { id: number; firstname: string; lastname: string; phonenumber: string | null; phonenumber_mobile: string | null; email: string | null }[];
+}
+
+/** A participation with its person's details after their name (include=details). */
+export function withDetails(item: ApiParticipation, details: ParticipantDetails): ApiParticipation {
+  return { ...item, person: { ...item.person, ...details } };
+}
 
 export function toApiParticipation(row: ParticipationItemRow, showNotes: boolean): ApiParticipation {
   const item: ApiParticipation = {

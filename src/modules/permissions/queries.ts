@@ -109,6 +109,36 @@ export async function wardIdsOf(db: TenantDb, guardianId: number): Promise<numbe
   return rows.map((row) => Number(row.ward_id));
 }
 
+/** The guardians of each of `wardIds`, with their numbers and e-mail (for emergencies at a camp), by name. */
+export async function guardiansOfWards(db: TenantDb, wardIds: readonly number[]) {
+  if (wardIds.length === 0) return new Map<number, GuardianContact[]>();
+  const rows = await db
+    .selectFrom('guardianships as gs')
+    .innerJoin('users as p', 'p.id', 'gs.guardian_id')
+    .select(['gs.ward_id', 'p.id', 'p.firstname', 'p.lastname', 'p.phonenumber', 'p.phonenumber_mobile', 'p.email'])
+    .where('gs.ward_id', 'in', [...wardIds])
+    .orderBy('p.lastname_key')
+    .orderBy('p.firstname_key')
+    .orderBy('p.id')
+    .execute();
+  const byWard = new Map<number, GuardianContact[]>();
+  for (const { ward_id: wardId, ...guardian } of rows) {
+    const list = byWard.get(Number(wardId)) ?? [];
+    list.push({ ...guardian, id: Number(guardian.id) });
+    byWard.set(Number(wardId), list);
+  }
+  return byWard;
+}
+
+export interface GuardianContact {
+  id: number;
+  firstname: string;
+  lastname: string;
+  phonenumber: string | null;
+  phonenumber_mobile: string | null;
+  email: string | null;
+}
+
 /** The paths of the groups where any of `personIds` has a membership active on `day`. */
 export async function activeGroupPathsOfPeople(db: TenantDb, personIds: readonly number[], day: Day): Promise<string[]> {
   if (personIds.length === 0) return [];

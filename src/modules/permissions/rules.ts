@@ -223,4 +223,4 @@ async function readHousehold(db: TenantDb, access: Access): Promise<Household> {
 }
 
 // What other modules use of this module's queries: named here, so that its tables stay its own.
-export { activeGroupPathsByPerson, isGuardian, rootGroup } from './queries.js';
+export { activeGroupPathsByPerson, guardiansOfWards, isGuardian, rootGroup, type GuardianContact } from './queries.js';
