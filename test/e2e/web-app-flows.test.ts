@@ -180,6 +180,8 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     // The leader cancels Kim and sees Kai promoted; the summary counts right.
     await lp.goto(`http://127.0.0.1:${server.port}/#/groups`);
     await lp.goto(eventUrl);
+    // The managers' list shows each registration's notes and the kitchen's and lifeguard's answers.
+    await expect(lp.locator('tr', { hasText: 'Kim Kid' }).innerText()).resolves.toMatch(/Nut allergy\s+Yes\s+No/);
     // Cancelling is final: the leader is asked first, and a "no" changes nothing.
     lp.once('dialog', (dialog) => void dialog.dismiss());
     await lp.getByLabel('State: Kim Kid').selectOption('cancelled');
@@ -187,7 +189,6 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     lp.once('dialog', (dialog) => void dialog.accept());
     await lp.getByLabel('State: Kim Kid').selectOption('cancelled');
     await expect.poll(() => lp.getByLabel('State: Kai Kid').inputValue(), { timeout: 10_000 }).toBe('accepted');
-    await lp.getByText('Summary').click();
     const summary = lp.getByTestId('summary');
     await expect.poll(() => summary.innerText()).toMatch(/Accepted\s+1\s+Waiting list\s+0\s+Pending\s+0\s+Cancelled\s+1\s+Vegetarians\s+0\s+Non-swimmers\s+Kai Kid/);
     await expect.poll(() => lp.getByTestId('places').innerText()).toBe('1 of 1 places taken');

@@ -114,6 +114,7 @@ export const de: Words = {
   notSavedEnterAgain: 'Nicht gespeichert, bitte nochmals eingeben:',
   empty: '(leer)',
   // Events: registering the family, states and cancelling; the people search.
+  notes: 'Hinweise',
   approvals: 'Warten auf Bestätigung',
   approveChosen: 'Gewählte bestätigen',
   rejectChosen: 'Gewählte ablehnen',

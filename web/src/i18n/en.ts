@@ -116,6 +116,7 @@ export const en = {
   notSavedEnterAgain: 'Not saved, please enter again:',
   empty: '(empty)',
   // Events: registering the family, states and cancelling; the people search.
+  notes: 'Notes',
   approvals: 'Waiting for approval',
   approveChosen: 'Approve the chosen',
   rejectChosen: 'Reject the chosen',

@@ -114,6 +114,7 @@ export const fr: Words = {
   notSavedEnterAgain: 'Non enregistré, à saisir à nouveau :',
   empty: '(vide)',
   // Events: registering the family, states and cancelling; the people search.
+  notes: 'Remarques',
   approvals: 'En attente de validation',
   approveChosen: 'Valider la sélection',
   rejectChosen: 'Refuser la sélection',

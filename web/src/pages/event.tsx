@@ -16,7 +16,15 @@ const NEXT_STATES: Record<State, State[]> = {
 };
 const LIVE: State[] = ['pending', 'accepted', 'waitlisted'];
 
-export type Participation = { id: number; person_id: number; state: State; waitlist_position: number | null; attended: boolean | null; person: { id: number; firstname: string; lastname: string } };
+export type Participation = {
+  id: number;
+  person_id: number;
+  state: State;
+  waitlist_position: number | null;
+  attended: boolean | null;
+  notes?: string | null;
+  person: { id: number; firstname: string; lastname: string; is_vegetarian?: boolean; can_swimm?: boolean };
+};
 
 /**
  * An event: what it is, the family's registrations (states, waiting-list places, cancel) and who of
@@ -31,12 +39,15 @@ export function EventPage({ id }: { id: number }) {
   const [event] = useLoad(async () => dataOf(app, await client.events.get(id))?.data.event ?? null, [id, round]);
   const manager = event ? session.access.atLeast(event.group_id, 'write') : false;
   // Managers get every participation; anyone else reads the family's part from the agenda.
-  const [participations] = useLoad(async () => {
-    if (!event || !manager) return [];
+  // Managers: every participation with each person's details, and the event's numbers, in one request.
+  const [managed] = useLoad(async () => {
+    if (!event || !manager) return { participations: [] as Participation[], summary: null };
+    const answer = dataOf(app, await client.participations.list(id, { limit: 200, include: 'details' }));
     // JSON, not the CSV the same list also answers.
-    const answer = dataOf(app, await client.participations.list(id, { limit: 200 }));
-    return answer && typeof answer !== 'string' ? (answer.data.participations as Participation[]) : null;
+    if (!answer || typeof answer === 'string') return null;
+    return { participations: answer.data.participations as Participation[], summary: answer.data.summary ?? null };
   }, [event === null, manager, round]);
+  const participations = managed?.participations ?? null;
   const [family] = useLoad(async () => {
     if (!event || manager) return null;
     const answer = dataOf(app, await client.agenda({ from: event.starts_at, to: event.starts_at, limit: 50 }));
@@ -115,7 +126,7 @@ export function EventPage({ id }: { id: number }) {
       {manager && <Participants eventId={id} participations={participations} onSetState={setState} />}
       {manager && <Approvals eventId={id} participations={participations} onChanged={changed} />}
       {manager && <Attendance eventId={id} participations={participations} onChanged={changed} />}
-      {manager && <Summary eventId={id} round={round} />}
+      {manager && managed?.summary && <Summary summary={managed.summary} />}
       {manager && <CallOff event={event} participations={participations} onRefused={changed} />}
     </>
   );
@@ -145,11 +156,15 @@ function Participants({ eventId, participations, onSetState }: { eventId: number
   return (
     <section class="card">
       <h2>{words.participants}</h2>
+      <div class="table-scroll" tabIndex={0} role="region" aria-label={words.participants}>
       <table class="table">
         <thead>
           <tr>
             <th scope="col">{words.name}</th>
             <th scope="col">{words.state}</th>
+            <th scope="col">{words.notes}</th>
+            <th scope="col">{words.vegetarian}</th>
+            <th scope="col">{words.swimmer}</th>
           </tr>
         </thead>
         <tbody>
@@ -179,10 +194,14 @@ function Participants({ eventId, participations, onSetState }: { eventId: number
                   ))}
                 </select>
               </td>
+              <td class="notes">{p.notes ?? ''}</td>
+              <td>{p.person.is_vegetarian === undefined ? '' : p.person.is_vegetarian ? words.yes : words.no}</td>
+              <td>{p.person.can_swimm === undefined ? '' : p.person.can_swimm ? words.yes : words.no}</td>
             </tr>
           ))}
         </tbody>
       </table>
+      </div>
       <button type="button" class="secondary-dark" onClick={() => void download()}>
         {words.downloadCsv}
       </button>
@@ -190,35 +209,30 @@ function Participants({ eventId, participations, onSetState }: { eventId: number
   );
 }
 
-/** The kitchen's and the lifeguard's numbers, read when opened: not one of the page's two requests. */
-function Summary({ eventId, round }: { eventId: number; round: number }) {
-  const app = useApp();
-  const { words } = app;
-  const [open, setOpen] = useState(false);
-  const [summary] = useLoad(async () => (open ? (dataOf(app, await client.events.summary(eventId))?.data.summary ?? null) : null), [eventId, round, open]);
+type ParticipantList = Exclude<NonNullable<Awaited<ReturnType<typeof client.participations.list>>['data']>, string>;
+type EventSummary = NonNullable<ParticipantList['data']['summary']>;
+
+/** The kitchen's and the lifeguard's numbers (they came with the participant list). */
+function Summary({ summary }: { summary: EventSummary }) {
+  const { words } = useApp();
   return (
-    <details class="card" onToggle={(event) => setOpen((event.currentTarget as HTMLDetailsElement).open)}>
-      <summary>
-        <h2>{words.summary}</h2>
-      </summary>
-      {open && !summary && <p aria-busy="true">…</p>}
-      {summary && (
-        <dl class="facts" data-testid="summary">
-          <dt>{words.accepted}</dt>
-          <dd>{summary.accepted}</dd>
-          <dt>{words.waitlisted}</dt>
-          <dd>{summary.waitlisted}</dd>
-          <dt>{words.pending}</dt>
-          <dd>{summary.pending}</dd>
-          <dt>{words.cancelled}</dt>
-          <dd>{summary.cancelled}</dd>
-          <dt>{words.vegetariansCount}</dt>
-          <dd>{summary.vegetarians}</dd>
-          <dt>{words.nonSwimmers}</dt>
-          <dd>{summary.non_swimmers.length === 0 ? '0' : summary.non_swimmers.map((p) => `${p.firstname} ${p.lastname}`).join(', ')}</dd>
-        </dl>
-      )}
-    </details>
+    <section class="card">
+      <h2>{words.summary}</h2>
+      <dl class="facts" data-testid="summary">
+        <dt>{words.accepted}</dt>
+        <dd>{summary.accepted}</dd>
+        <dt>{words.waitlisted}</dt>
+        <dd>{summary.waitlisted}</dd>
+        <dt>{words.pending}</dt>
+        <dd>{summary.pending}</dd>
+        <dt>{words.cancelled}</dt>
+        <dd>{summary.cancelled}</dd>
+        <dt>{words.vegetariansCount}</dt>
+        <dd>{summary.vegetarians}</dd>
+        <dt>{words.nonSwimmers}</dt>
+        <dd>{summary.non_swimmers.length === 0 ? '0' : summary.non_swimmers.map((p) => `${p.firstname} ${p.lastname}`).join(', ')}</dd>
+      </dl>
+    </section>
   );
 }
 
