@@ -220,6 +220,18 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     const decided = (await api('GET', `/events/${hike}/participations`)).data.participations as { state: string }[];
     expect(decided.map((p) => p.state)).toEqual(['accepted', 'accepted']);
 
+    // Several members at once, in a role: those registered already are not offered.
+    await lp.getByText('Register members').click();
+    const picker = lp.locator('details', { has: lp.getByRole('heading', { name: 'Register members' }) });
+    await picker.getByLabel('Mia Member').waitFor();
+    await expect(picker.getByLabel('Kim Kid').count()).resolves.toBe(0);
+    await picker.getByLabel('Mia Member').check();
+    await picker.getByLabel('As').selectOption('helper');
+    await picker.getByRole('button', { name: 'Register the chosen (1)' }).click();
+    await lp.getByText('1 registered.').waitFor();
+    const withMia = (await api('GET', `/events/${hike}/participations`)).data.participations as { person: { firstname: string }; role: string; state: string }[];
+    expect(withMia.find((p) => p.person.firstname === 'Mia')).toMatchObject({ role: 'helper', state: 'pending' });
+
     // Paging through the members (50 a page), a search among them, and Mia's membership ended.
     for (let i = 1; i <= 50; i += 1) await person(`Extra${String(i).padStart(2, '0')}`, 'Zed', patrol, 'member');
     await lp.getByRole('link', { name: 'Groups' }).click();

@@ -136,3 +136,115 @@ export function Attendance({ eventId, participations, onChanged }: { eventId: nu
     </section>
   );
 }
+
+type Role = 'participant' | 'helper' | 'leader';
+type Candidate = { id: number; firstname: string; lastname: string };
+
+/**
+ * Registering several members at once (one request): the members of the event's group and the
+ * groups below it, found by name, ticked, in one role (participant unless chosen otherwise).
+ * Those registered already are left out; each is placed as a single registration would be.
+ */
+export function RegisterMembers({ eventId, groupId, participations, onChanged }: { eventId: number; groupId: number; participations: Participation[]; onChanged: () => void }) {
+  const app = useApp();
+  const { words } = app;
+  const [open, setOpen] = useState(false);
+  const [text, setText] = useState('');
+  const [found, setFound] = useState<Candidate[] | null>(null);
+  const [chosen, setChosen] = useState<Map<number, Candidate>>(new Map());
+  const [role, setRole] = useState<Role>('participant');
+  const [refusals, setRefusals] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const live = new Set(participations.filter((p) => p.state === 'pending' || p.state === 'accepted' || p.state === 'waitlisted').map((p) => p.person_id));
+
+  const search = async () => {
+    const answer = await client.people.list({ group_id: groupId, below: true, limit: 50, ...(text.trim() ? { q: text.trim() } : {}) });
+    // JSON, not the CSV the same list also answers.
+    if (answer.data && typeof answer.data !== 'string') setFound(answer.data.data.people.filter((person) => !live.has(person.id)));
+    else app.report(troubleOf(answer.response, answer.error));
+  };
+  const register = async () => {
+    const people = [...chosen.values()];
+    setBusy(true);
+    setRefusals([]);
+    try {
+      const result = await client.participations.registerMany(eventId, { person_ids: people.map((person) => person.id), role });
+      if (result.data) {
+        app.announce(words.registeredCount(people.length));
+        setChosen(new Map());
+        setFound(null);
+        return onChanged();
+      }
+      const errors = validationErrors(result.response, result.error);
+      if (!errors) return app.report(troubleOf(result.response, result.error));
+      setRefusals(
+        Object.entries(errors).map(([key, messages]) => {
+          const person = people[Number(/^person_ids\.(\d+)/.exec(key)?.[1] ?? -1)];
+          const reason = translateApiMessages(messages, app.language);
+          return person ? `${person.firstname} ${person.lastname}: ${reason}` : reason;
+        }),
+      );
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <details class="card" onToggle={(event) => {
+      const nowOpen = (event.currentTarget as HTMLDetailsElement).open;
+      setOpen(nowOpen);
+      if (nowOpen && found === null) void search();
+    }}>
+      <summary>
+        <h2>{words.registerMembers}</h2>
+      </summary>
+      {open && (
+        <>
+          <form class="filters" role="search" onSubmit={(event) => { event.preventDefault(); void search(); }}>
+            <label>
+              {words.searchMembers}
+              <input type="search" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+            </label>
+            <button type="submit" class="secondary-dark">{words.search}</button>
+          </form>
+          {found === null ? (
+            <p aria-busy="true">…</p>
+          ) : found.length === 0 ? (
+            <p class="muted">{words.nothing}</p>
+          ) : (
+            <fieldset class="checklist">
+              <legend class="visually-hidden">{words.registerMembers}</legend>
+              {found.map((person) => (
+                <label class="check" key={person.id}>
+                  <input
+                    type="checkbox"
+                    checked={chosen.has(person.id)}
+                    onChange={(e) => {
+                      const next = new Map(chosen);
+                      if ((e.target as HTMLInputElement).checked) next.set(person.id, person);
+                      else next.delete(person.id);
+                      setChosen(next);
+                    }}
+                  />
+                  {person.firstname} {person.lastname}
+                </label>
+              ))}
+            </fieldset>
+          )}
+          <label>
+            {words.asRole}
+            <select value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value as Role)}>
+              <option value="participant">{words.roleParticipant}</option>
+              <option value="helper">{words.roleHelper}</option>
+              <option value="leader">{words.roleOfLeader}</option>
+            </select>
+          </label>
+          <Refusals refusals={refusals} />
+          <button type="button" disabled={busy || chosen.size === 0} onClick={() => void register()}>
+            {words.registerChosen(chosen.size)}
+          </button>
+        </>
+      )}
+    </details>
+  );
+}

@@ -3,7 +3,7 @@ import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { formatMoment } from '../i18n/index.js';
 import { client } from '../session.js';
-import { Approvals, Attendance } from './event-bulk.js';
+import { Approvals, Attendance, RegisterMembers } from './event-bulk.js';
 
 export type State = 'pending' | 'accepted' | 'waitlisted' | 'rejected' | 'cancelled';
 /** The changes a manager may make; others may only cancel. */
@@ -124,6 +124,7 @@ export function EventPage({ id }: { id: number }) {
         )}
       </section>
       {manager && <Participants eventId={id} participations={participations} onSetState={setState} />}
+      {manager && <RegisterMembers eventId={id} groupId={event.group_id} participations={participations} onChanged={changed} />}
       {manager && <Approvals eventId={id} participations={participations} onChanged={changed} />}
       {manager && <Attendance eventId={id} participations={participations} onChanged={changed} />}
       {manager && managed?.summary && <Summary summary={managed.summary} />}
