@@ -151,6 +151,7 @@ export const fieldMessages = {
   taken: (field: string) => `The ${attribute(field)} has already been taken.`,
   invalid: (field: string) => `The ${attribute(field)} field is invalid.`,
   prohibited: (field: string) => `The ${attribute(field)} field is prohibited.`,
+  prohibits: (field: string, other: string) => `The ${attribute(field)} field prohibits ${attribute(other)} from being present.`,
   confirmationMismatch: (field: string) => `The ${attribute(field)} field confirmation does not match.`,
   passwordIncorrect: () => 'The password is incorrect.',
   dateAfterNow: (field: string) => `The ${attribute(field)} field must be a date after now.`,

@@ -1,4 +1,4 @@
-import { ApiError, attribute, type FieldErrors } from '../errors.js';
+import { ApiError, attribute, errors, fieldMessages, type FieldErrors } from '../errors.js';
 import { compileObjectValidator } from '../lib/validation.js';
 import Type, { type TSchema } from 'typebox';
 
@@ -29,7 +29,7 @@ export function checkItems(
   const value = body[field];
   const name = attribute(field);
   if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) {
-    return { items: [], problems: { [field]: [`The ${name} field is required.`] } };
+    return { items: [], problems: { [field]: [fieldMessages.required(field)] } };
   }
   if (!Array.isArray(value)) return { items: [], problems: { [field]: [`The ${name} field must be an array.`] } };
   if (value.length > MOST_ITEMS) return { items: [], problems: { [field]: [`The ${name} field must not have more than ${MOST_ITEMS} items.`] } };
@@ -92,6 +92,12 @@ export function itemRefusal(error: unknown, key: string, wholeKey: string, field
 export function inIndexOrder(problems: FieldErrors): FieldErrors {
   const indexOf = (key: string) => Number(/\.(\d+)(?:\.|$)/.exec(key)?.[1] ?? Number.POSITIVE_INFINITY);
   return Object.fromEntries(Object.entries(problems).sort(([a], [b]) => indexOf(a) - indexOf(b)));
+}
+
+/** `person_ids.<i>`: `Person not found.` for each person the caller does not see, and nothing more of them. */
+export function unseenPeople(personIds: readonly number[], seen: ReadonlySet<number>): FieldErrors {
+  const message = errors.notFound('Person').message;
+  return Object.fromEntries(personIds.flatMap((id, i) => (seen.has(id) ? [] : [[`person_ids.${i}`, [message]]])));
 }
 
 export const hasProblems = (problems: FieldErrors): boolean => Object.keys(problems).length > 0;

@@ -1,15 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { http, ROOT, startServer, type ServerProcess } from '../helpers/processes.js';
+import { http, type ServerProcess } from '../helpers/processes.js';
 import { browserAvailable, launchChromium } from '../helpers/browser.js';
-import { testServices, type TestServices } from '../helpers/services.js';
-
-const ARTIFACTS = join(ROOT, 'test-artifacts');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+import { ARTIFACTS, seriousViolations, startWebServer, type WebServer } from '../helpers/web-server.js';
 
 /**
  * The web app's main journeys in Debian's Chromium against the built server: a leader builds a
@@ -17,22 +11,13 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
  * one and sees the other promoted; the summary counts right. Every page passes axe-core's check.
  */
 describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
-  let dataDir: string;
-  let services: TestServices;
+  let web: WebServer;
   let server: ServerProcess;
   let browser: Browser;
   let admin: string;
   let root: number;
 
-  const api = async (method: string, path: string, body?: object, token = admin) => {
-    const answer = await http(server.port, {
-      method,
-      path: `/api${path}`,
-      headers: { host: 'localhost', accept: 'application/json', authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return JSON.parse(answer.body || 'null');
-  };
+  const api = (method: string, path: string, body?: object, token?: string) => web.api(method, path, body, token);
   const person = async (firstname: string, lastname: string, groupId: number, role: string, login?: string) => {
     const account = login ? { username: login, password: `${login} password 1`, email: `${login}@example.com` } : {};
     const answer = await api('POST', '/people', { firstname, lastname, membership: { group_id: groupId, role_type: role }, ...account });
@@ -41,24 +26,16 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
   };
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-web-flows-'));
-    services = await testServices();
-    server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_AUTHENTICATED: '100000', ...services.env });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const credentials = /-d '(\{.*\})'/.exec(server.output())![1]!;
-    const login = await http(server.port, { method: 'POST', path: '/api/login', headers: { host: 'localhost', 'content-type': 'application/json', accept: 'application/json' }, body: credentials });
-    admin = JSON.parse(login.body).api_key.plainTextToken;
+    web = await startWebServer('flows', { RATE_LIMIT_AUTHENTICATED: '100000' });
+    ({ server, admin } = web);
     root = (await api('GET', '/groups?limit=1')).data.groups[0].id;
     await person('Lea', 'Leader', root, 'leader', 'leader');
     await person('Pat', 'Parent', root, 'member', 'parent');
     browser = await launchChromium();
-    mkdirSync(ARTIFACTS, { recursive: true });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await server?.stop();
-    await services?.cleanup();
-    rmSync(dataDir, { recursive: true, force: true });
+    await web?.stop();
   });
 
   /** A logged-in page that records script errors and content-policy violations. */
@@ -79,14 +56,7 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     return { page, problems };
   };
   /** axe-core in the page (evaluated by the test, which the page's content policy does not govern). */
-  const accessible = async (page: Page, name: string) => {
-    await page.evaluate(AXE);
-    const violations = await page.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
-      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact})`);
-    });
-    expect(violations, name).toEqual([]);
-  };
+  const accessible = async (page: Page, name: string) => expect(await seriousViolations(page), name).toEqual([]);
 
   it('runs the camp from the patrol to the promoted ward', async () => {
     // A page that waits forever shows no reason; the server's log of refused or failed requests does.

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, startServer, type ServerProcess } from '../helpers/processes.js';
 import { browserAvailable, launchChromium } from '../helpers/browser.js';
-import { testServices, type TestServices } from '../helpers/services.js';
+import { startWebServer, type WebServer } from '../helpers/web-server.js';
 
 /**
  * A parent's task done with the keyboard alone: sign in, skip past the bar, open the camp from the
@@ -13,32 +9,13 @@ import { testServices, type TestServices } from '../helpers/services.js';
  * step is a Tab, Enter, Space or an arrow key; the focus is visible where it lands.
  */
 describe.runIf(browserAvailable)('the web app by keyboard alone', () => {
-  let dataDir: string;
-  let services: TestServices;
-  let server: ServerProcess;
+  let web: WebServer;
   let browser: Browser;
-  let admin: string;
   const ids: Record<string, number> = {};
-
-  const api = async (method: string, path: string, body?: object) => {
-    const answer = await http(server.port, {
-      method,
-      path: `/api${path}`,
-      headers: { host: 'localhost', accept: 'application/json', authorization: `Bearer ${admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.body}`);
-    return JSON.parse(answer.body || 'null');
-  };
+  const api = (method: string, path: string, body?: object) => web.apiOk(method, path, body);
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-web-keyboard-'));
-    services = await testServices();
-    server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...services.env });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const credentials = /-d '(\{.*\})'/.exec(server.output())![1]!;
-    const login = await http(server.port, { method: 'POST', path: '/api/login', headers: { host: 'localhost', 'content-type': 'application/json', accept: 'application/json' }, body: credentials });
-    admin = JSON.parse(login.body).api_key.plainTextToken;
+    web = await startWebServer('keyboard');
     const root = (await api('GET', '/groups?limit=1')).data.groups[0].id as number;
     const troop = (await api('POST', '/groups', { parent_id: root, name: 'Otters' })).data.group.id as number;
     const person = async (body: object) => (await api('POST', '/people', body)).data.person.id as number;
@@ -52,9 +29,7 @@ describe.runIf(browserAvailable)('the web app by keyboard alone', () => {
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await server?.stop();
-    await services?.cleanup();
-    rmSync(dataDir, { recursive: true, force: true });
+    await web?.stop();
   });
 
   /** What has the focus: its tag, accessible text and whether the focus is drawn (an outline). */
@@ -81,7 +56,7 @@ describe.runIf(browserAvailable)('the web app by keyboard alone', () => {
   it('registers a child from the home page with Tab, Space, arrows and Enter', async () => {
     const context = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: 'en-GB' });
     const page = await context.newPage();
-    await page.goto(`http://127.0.0.1:${server.port}/`);
+    await page.goto(`${web.base}/`);
     // The skip link comes first, then the language switch in the bar, then the form.
     await page.keyboard.press('Tab');
     expect((await focused(page)).text).toBe('Skip to content');

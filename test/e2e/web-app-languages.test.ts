@@ -1,18 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { de } from '../../web/src/i18n/de.js';
 import { en } from '../../web/src/i18n/en.js';
 import { fr } from '../../web/src/i18n/fr.js';
-import { http, ROOT, startServer, type ServerProcess } from '../helpers/processes.js';
 import { browserAvailable, launchChromium } from '../helpers/browser.js';
-import { testServices, type TestServices } from '../helpers/services.js';
-
-const ARTIFACTS = join(ROOT, 'test-artifacts');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+import { ARTIFACTS, seriousViolations, startWebServer, type WebServer } from '../helpers/web-server.js';
 
 /**
  * The English texts of the app that a German or French page must not show: every catalogue text
@@ -29,34 +22,14 @@ function englishTexts(other: Record<string, unknown>): string[] {
  * none takes more than its share of the request budget (3 for the first screen, 2 a page view).
  */
 describe.runIf(browserAvailable)('the web app in each language, for each role, at 360 and 1280 px', () => {
-  let dataDir: string;
-  let services: TestServices;
-  let server: ServerProcess;
+  let web: WebServer;
   let browser: Browser;
-  let admin: string;
   const ids: Record<string, number> = {};
-
-  const api = async (method: string, path: string, body?: object) => {
-    const answer = await http(server.port, {
-      method,
-      path: `/api${path}`,
-      headers: { host: 'localhost', accept: 'application/json', authorization: `Bearer ${admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    const parsed = JSON.parse(answer.body || 'null');
-    if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.body}`);
-    return parsed;
-  };
+  const api = (method: string, path: string, body?: object) => web.apiOk(method, path, body);
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-web-languages-'));
-    services = await testServices();
     // Twelve sign-ins and a hundred page views within a minute or two: beyond the default limits.
-    server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_AUTHENTICATED: '100000', RATE_LIMIT_UNAUTHENTICATED: '1000', ...services.env });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const credentials = /-d '(\{.*\})'/.exec(server.output())![1]!;
-    const login = await http(server.port, { method: 'POST', path: '/api/login', headers: { host: 'localhost', 'content-type': 'application/json', accept: 'application/json' }, body: credentials });
-    admin = JSON.parse(login.body).api_key.plainTextToken;
+    web = await startWebServer('languages', { RATE_LIMIT_AUTHENTICATED: '100000', RATE_LIMIT_UNAUTHENTICATED: '1000' });
     const root = (await api('GET', '/groups?limit=1')).data.groups[0].id as number;
     const troop = (await api('POST', '/groups', { parent_id: root, name: 'Falken' })).data.group.id as number;
     ids.troop = troop;
@@ -86,13 +59,10 @@ describe.runIf(browserAvailable)('the web app in each language, for each role, a
       })
     ).data.event.id;
     browser = await launchChromium();
-    mkdirSync(ARTIFACTS, { recursive: true });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await server?.stop();
-    await services?.cleanup();
-    rmSync(dataDir, { recursive: true, force: true });
+    await web?.stop();
   });
 
   const journeys: Record<string, { username: string; pages: () => string[] }> = {
@@ -115,12 +85,7 @@ describe.runIf(browserAvailable)('the web app in each language, for each role, a
     const shown = (phrase: string) => new RegExp(`(?<![\\p{L}])${phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}·:])`, 'u').test(text);
     for (const phrase of english) if (shown(phrase)) found.push(`English: "${phrase}"`);
     if (!(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth))) found.push('scrolls sideways');
-    await page.evaluate(AXE);
-    const violations = await page.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
-      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `axe: ${v.id} (${v.impact})`);
-    });
-    return [...found, ...violations];
+    return [...found, ...(await seriousViolations(page)).map((violation) => `axe: ${violation}`)];
   };
 
   for (const [role, journey] of Object.entries(journeys)) {
@@ -139,7 +104,7 @@ describe.runIf(browserAvailable)('the web app in each language, for each role, a
             const { pathname } = new URL(request.url());
             if (pathname.startsWith('/api/') && pathname !== '/api/csrf-cookie') requests.push(`${request.method()} ${pathname}`);
           });
-          await page.goto(`http://127.0.0.1:${server.port}/`);
+          await page.goto(`${web.base}/`);
           await page.getByLabel(words.username).fill(journey.username);
           await page.getByLabel(words.password).fill(`${journey.username} password 1`);
           await expect(page.locator('html').getAttribute('lang')).resolves.toBe(language);

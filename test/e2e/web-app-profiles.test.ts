@@ -1,15 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { http, ROOT, startServer, type ServerProcess } from '../helpers/processes.js';
+import type { ServerProcess } from '../helpers/processes.js';
 import { browserAvailable, launchChromium } from '../helpers/browser.js';
-import { testServices, type TestServices } from '../helpers/services.js';
+import { ARTIFACTS, seriousViolations, startWebServer, type WebServer } from '../helpers/web-server.js';
 
-const ARTIFACTS = join(ROOT, 'test-artifacts');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
  * A parent on a phone (360 px) in Debian's Chromium against the built server: corrects their own
@@ -18,24 +13,14 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
  * the API; both pages pass axe-core's check and never scroll sideways.
  */
 describe.runIf(browserAvailable)('the web app: my profile and my ward\'s', () => {
-  let dataDir: string;
-  let services: TestServices;
+  let web: WebServer;
   let server: ServerProcess;
   let browser: Browser;
-  let admin: string;
   let base: string;
   let parentId: number;
   let wardId: number;
 
-  const api = async (method: string, path: string, body?: object) => {
-    const answer = await http(server.port, {
-      method,
-      path: `/api${path}`,
-      headers: { host: 'localhost', accept: 'application/json', authorization: `Bearer ${admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return JSON.parse(answer.body || 'null');
-  };
+  const api = (method: string, path: string, body?: object) => web.api(method, path, body);
   const person = async (firstname: string, lastname: string, groupId: number, login?: string) => {
     const account = login ? { username: login, password: `${login} password 1`, email: `${login}@example.com` } : {};
     const answer = await api('POST', '/people', { firstname, lastname, membership: { group_id: groupId, role_type: 'member' }, ...account });
@@ -44,27 +29,18 @@ describe.runIf(browserAvailable)('the web app: my profile and my ward\'s', () =>
   };
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'groupadmin-web-profiles-'));
-    services = await testServices();
-    server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_AUTHENTICATED: '100000', ...services.env });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    base = `http://127.0.0.1:${server.port}`;
-    const credentials = /-d '(\{.*\})'/.exec(server.output())![1]!;
-    const login = await http(server.port, { method: 'POST', path: '/api/login', headers: { host: 'localhost', 'content-type': 'application/json', accept: 'application/json' }, body: credentials });
-    admin = JSON.parse(login.body).api_key.plainTextToken;
+    web = await startWebServer('profiles', { RATE_LIMIT_AUTHENTICATED: '100000' });
+    ({ server, base } = web);
     const root = (await api('GET', '/groups?limit=1')).data.groups[0].id as number;
     parentId = await person('Pat', 'Parent', root, 'parent');
     wardId = await person('Mia', 'Kid', root);
     await api('PATCH', `/people/${wardId}`, { birthday: '2016-04-02', can_swimm: false });
     await api('POST', `/people/${wardId}/guardians`, { guardian_id: parentId });
     browser = await launchChromium();
-    mkdirSync(ARTIFACTS, { recursive: true });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await server?.stop();
-    await services?.cleanup();
-    rmSync(dataDir, { recursive: true, force: true });
+    await web?.stop();
   });
 
   /** The parent signed in on a phone; script errors, policy violations and the API requests recorded. */
@@ -90,14 +66,7 @@ describe.runIf(browserAvailable)('the web app: my profile and my ward\'s', () =>
   };
   const named = (requests: Request[]) => requests.map((request) => `${request.method()} ${new URL(request.url()).pathname}`);
   /** axe-core in the page (evaluated by the test, which the page's content policy does not govern). */
-  const accessible = async (page: Page, name: string) => {
-    await page.evaluate(AXE);
-    const violations = await page.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
-      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact})`);
-    });
-    expect(violations, name).toEqual([]);
-  };
+  const accessible = async (page: Page, name: string) => expect(await seriousViolations(page), name).toEqual([]);
   /** No sideways scrolling, and the form's inputs as wide as the form. */
   const fitsThePhone = async (page: Page, form: ReturnType<Page['locator']>, name: string) => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), name).toBe(true);

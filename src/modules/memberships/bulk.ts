@@ -1,6 +1,6 @@
 import type { MembershipRow, TenantDb } from '../../db/types.js';
 import { errors, type FieldErrors } from '../../errors.js';
-import { hasProblems, inIndexOrder, itemRefusal } from '../../http/bulk.js';
+import { hasProblems, inIndexOrder, itemRefusal, unseenPeople } from '../../http/bulk.js';
 import { actorOf, transact } from '../../recording/recorder.js';
 import { atLeast } from '../permissions/levels.js';
 import { seenPersonIds, type Access } from '../permissions/rules.js';
@@ -46,13 +46,10 @@ export async function grantMany(db: TenantDb, access: Access, personIds: readonl
   const seen = await seenPersonIds(db, access, personIds);
   return transact(db, actorOf(access), async (trx) => {
     await lockPeople(trx, personIds.filter((id) => seen.has(id)));
-    const problems: FieldErrors = {};
+    const problems: FieldErrors = unseenPeople(personIds, seen);
     const created: MembershipRow[] = [];
     for (const [i, personId] of personIds.entries()) {
-      if (!seen.has(personId)) {
-        problems[`person_ids.${i}`] = ['Person not found.'];
-        continue;
-      }
+      if (!seen.has(personId)) continue;
       try {
         created.push(await addMembership(trx, personId, grant, access.day));
       } catch (error) {
@@ -93,7 +90,7 @@ export async function changeManyMemberships(db: TenantDb, access: Access, change
     for (const { i, membership } of allowed) {
       const row = await findMembership(trx, Number(membership.id));
       if (row) current.set(i, row);
-      else problems[`memberships.${i}.id`] = ['Membership not found.'];
+      else problems[`memberships.${i}.id`] = [errors.notFound('Membership').message];
     }
     const after = new Map(allowed.flatMap(({ i, update }) => (current.has(i) ? [[Number(current.get(i)!.id), changedMembership(current.get(i)!, update)] as const] : [])));
     await requireAdministratorAfterAll(trx, access, after).catch((error: unknown) => Object.assign(problems, itemRefusal(error, 'memberships', 'memberships', [])));

@@ -98,7 +98,7 @@ const asObject = (body: unknown): Record<string, unknown> =>
 export function checkMembershipBody(body: unknown): Validation<NewMembership | BulkMembership> {
   const given = asObject(body);
   if (!('person_ids' in given)) return checkSingle(body);
-  if ('person_id' in given) return { ok: false, fieldErrors: { person_ids: ['The person ids field prohibits person id from being present.'] } };
+  if ('person_id' in given) return { ok: false, fieldErrors: { person_ids: [fieldMessages.prohibits('person_ids', 'person_id')] } };
   const ids = checkItems(given, 'person_ids', (id) => id, checkPersonId);
   const rest = checkGrant(given);
   const fieldErrors = { ...ids.problems, ...(rest.ok ? {} : rest.fieldErrors) };

@@ -1,6 +1,6 @@
 import type { ParticipationRole, TenantDb } from '../../db/types.js';
 import { errors, type FieldErrors } from '../../errors.js';
-import { hasProblems, inIndexOrder, itemRefusal } from '../../http/bulk.js';
+import { hasProblems, inIndexOrder, itemRefusal, unseenPeople } from '../../http/bulk.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { actorOf, transact } from '../../recording/recorder.js';
 import { managesLockedEvent, type FoundEvent } from '../events/rules.js';
@@ -44,7 +44,7 @@ export async function registerMany(
   // Someone the caller does not see is `Person not found.` and nothing more; the others are placed
   // as if that item were not there, so that every refusal of the request is named at once.
   const seen = await seenPersonIds(db, access, personIds);
-  const unseen: FieldErrors = Object.fromEntries(personIds.flatMap((id, i) => (seen.has(id) ? [] : [[`person_ids.${i}`, ['Person not found.']]])));
+  const unseen = unseenPeople(personIds, seen);
   const at = toDbTimestamp(new Date());
   const tried = personIds.flatMap((personId, index) => (seen.has(personId) ? [{ index, registration: { personId, role, notes: null, at, actorId: actorOf(access) } }] : []));
   let ids: number[];
@@ -64,8 +64,7 @@ export async function registerMany(
   } catch (error) {
     // A person erased since they were read: the insert failed as a whole; name who is gone.
     if (!(error instanceof SplitTheTurn)) throw error;
-    const still = await seenPersonIds(db, access, personIds);
-    const gone = Object.fromEntries(personIds.flatMap((id, i) => (still.has(id) ? [] : [[`person_ids.${i}`, ['Person not found.']]])));
+    const gone = unseenPeople(personIds, await seenPersonIds(db, access, personIds));
     throw hasProblems(gone) ? errors.validation(gone) : error;
   }
   return inOrder(db, ids);

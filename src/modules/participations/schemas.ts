@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import { PagingQuery } from '../../http/paging.js';
 import { Timestamp } from '../../http/schemas.js';
 import { toApiTimestamp } from '../../lib/time.js';
+import { fieldMessages } from '../../errors.js';
 import { checkItems, idOfItem, MOST_ITEMS, objectItemCheck, valueItemCheck } from '../../http/bulk.js';
 import { compileObjectValidator, StoredText, type Validation } from '../../lib/validation.js';
 import type { ParticipationItemRow } from './queries.js';
@@ -166,7 +167,7 @@ export function checkRegistrationBody(body: unknown): Validation<NewParticipatio
 
 /** The bulk form of POST /events/{id}/participations; `person_id` beside `person_ids` is 422 on `person_ids`. */
 export function checkBulkRegistration(given: Record<string, unknown>): Validation<BulkRegistration> {
-  if ('person_id' in given) return { ok: false, fieldErrors: { person_ids: ['The person ids field prohibits person id from being present.'] } };
+  if ('person_id' in given) return { ok: false, fieldErrors: { person_ids: [fieldMessages.prohibits('person_ids', 'person_id')] } };
   const ids = checkItems(given, 'person_ids', (id) => id, checkPersonId);
   const rest = checkBulkRest(given);
   const fieldErrors = { ...ids.problems, ...(rest.ok ? {} : rest.fieldErrors) };

@@ -9,6 +9,7 @@ import type { Participation } from './event.js';
 // the pending, and the attendance of the day as a checklist for a phone.
 
 type Change = { id: number; state?: 'accepted' | 'rejected'; attended?: boolean };
+type Candidate = { id: number; firstname: string; lastname: string };
 
 /** Sends the changes as one request; a refusal names each refused registration with the API's reason. */
 function useBulkChange(eventId: number, participations: Participation[], onChanged: () => void) {
@@ -26,7 +27,7 @@ function useBulkChange(eventId: number, participations: Participation[], onChang
       }
       const errors = validationErrors(result.response, result.error);
       if (!errors) return app.report(troubleOf(result.response, result.error));
-      setRefusals(describe(errors, changes, participations, app.language));
+      setRefusals(namedRefusals(errors, (i) => participations.find((p) => p.id === changes[i]?.id)?.person, app.language));
     } finally {
       setBusy(false);
     }
@@ -34,11 +35,14 @@ function useBulkChange(eventId: number, participations: Participation[], onChang
   return { send, refusals, busy };
 }
 
-/** "Kim Kid: The event is full." for each refused item (`participations.<i>...`), the rest as they are. */
-function describe(errors: FieldErrors, changes: Change[], participations: Participation[], language: Parameters<typeof translateApiMessages>[1]): string[] {
+/**
+ * "Kim Kid: The event is full." for each refused item of a bulk request (keyed `<list>.<i>...`),
+ * its person found by the item's index; a refusal of no item as it is.
+ */
+function namedRefusals(errors: FieldErrors, personAt: (index: number) => Candidate | undefined, language: Parameters<typeof translateApiMessages>[1]): string[] {
   return Object.entries(errors).map(([key, messages]) => {
-    const index = /^participations\.(\d+)/.exec(key)?.[1];
-    const person = index === undefined ? undefined : participations.find((p) => p.id === changes[Number(index)]?.id)?.person;
+    const index = /^\w+\.(\d+)/.exec(key)?.[1];
+    const person = index === undefined ? undefined : personAt(Number(index));
     const text = translateApiMessages(messages, language);
     return person ? `${person.firstname} ${person.lastname}: ${text}` : text;
   });
@@ -138,7 +142,6 @@ export function Attendance({ eventId, participations, onChanged }: { eventId: nu
 }
 
 type Role = 'participant' | 'helper' | 'leader';
-type Candidate = { id: number; firstname: string; lastname: string };
 
 /**
  * Registering several members at once (one request): the members of the event's group and the
@@ -177,13 +180,7 @@ export function RegisterMembers({ eventId, groupId, participations, onChanged }:
       }
       const errors = validationErrors(result.response, result.error);
       if (!errors) return app.report(troubleOf(result.response, result.error));
-      setRefusals(
-        Object.entries(errors).map(([key, messages]) => {
-          const person = people[Number(/^person_ids\.(\d+)/.exec(key)?.[1] ?? -1)];
-          const reason = translateApiMessages(messages, app.language);
-          return person ? `${person.firstname} ${person.lastname}: ${reason}` : reason;
-        }),
-      );
+      setRefusals(namedRefusals(errors, (i) => people[i], app.language));
     } finally {
       setBusy(false);
     }
