@@ -16,6 +16,9 @@ import { SearchPage } from './pages/search.js';
 import { SessionsPage } from './pages/sessions.js';
 import { WardPage } from './pages/ward.js';
 import { WardsPage } from './pages/wards.js';
+import { EventFormPage } from './pages/event-form.js';
+import { EventPrintPage } from './pages/event-print.js';
+import { NewPersonPage } from './pages/new-person.js';
 import { go, useRoute } from './router.js';
 import { client, troubleOf, whenWaiting, type Trouble } from './session.js';
 
@@ -138,12 +141,17 @@ function App() {
     if (section === 'sessions') return <SessionsPage />;
     if (section === 'profile') return <ProfilePage onPasswordChanged={() => setNotice(words.passwordChangedStaySignedIn)} />;
     // Keyed by id: another group's page starts afresh, never with this one's form contents.
+    if (section === 'groups' && id && route[2] === 'events' && route[3] === 'new') return <EventFormPage key={`new/${id}`} groupId={numeric} />;
+    if (section === 'groups' && id && route[2] === 'people' && route[3] === 'new') return <NewPersonPage key={numeric} groupId={numeric} />;
     if (section === 'groups' && id) return <GroupPage key={numeric} id={numeric} />;
     if (section === 'groups') return <GroupsPage />;
     if (section === 'people' && id) return <PersonPage key={numeric} id={numeric} />;
     if (section === 'events' && id && route[2] === 'register' && route[3]) {
       return <RegisterPage key={`${id}/${route[3]}`} eventId={numeric} personId={Number(route[3])} />;
     }
+    if (section === 'events' && id && route[2] === 'edit') return <EventFormPage key={`edit/${id}`} eventId={numeric} />;
+    if (section === 'events' && id && route[2] === 'copy') return <EventFormPage key={`copy/${id}`} copyOf={numeric} />;
+    if (section === 'events' && id && route[2] === 'print') return <EventPrintPage key={numeric} id={numeric} />;
     if (section === 'events' && id) return <EventPage key={numeric} id={numeric} />;
     if (section === 'search' && id) return <SearchPage key={id} text={decodeURIComponent(id)} />;
     // The agenda read at sign-in serves the first visit of the home page only.

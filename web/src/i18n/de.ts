@@ -1,3 +1,5 @@
+import { eventWordsDe } from './events/de.js';
+import { peopleWordsDe } from './people/de.js';
 import type { Words } from './en.js';
 
 /** The app's words in German: informal ("du"), as a Swiss scout leader writes to parents and leaders. */
@@ -173,4 +175,7 @@ export const de: Words = {
   roleLeader: 'Leiter:in',
   roleAssistant: 'Assistenz',
   roleMember: 'Mitglied',
+  // Each area's words live beside it (events/, people/): one writer per file.
+  ...eventWordsDe,
+  ...peopleWordsDe,
 };

@@ -1,3 +1,6 @@
+import { eventWordsEn } from './events/en.js';
+import { peopleWordsEn } from './people/en.js';
+
 /**
  * The app's words in English: the reference catalogue. Its keys and value types are `Words`,
  * which every other language must match key for key (a missing or extra key does not compile).
@@ -176,6 +179,9 @@ export const en = {
   roleLeader: 'Leader',
   roleAssistant: 'Assistant',
   roleMember: 'Member',
+  // Each area's words live beside it (events/, people/): one writer per file.
+  ...eventWordsEn,
+  ...peopleWordsEn,
 };
 
 export type Words = typeof en;

@@ -1,3 +1,5 @@
+import { eventWordsFr } from './events/fr.js';
+import { peopleWordsFr } from './people/fr.js';
 import type { Words } from './en.js';
 
 /** The app's words in French: "tu", as scout leaders write to each other and to parents. */
@@ -173,4 +175,7 @@ export const fr: Words = {
   roleLeader: 'Responsable',
   roleAssistant: 'Assistant·e',
   roleMember: 'Membre',
+  // Each area's words live beside it (events/, people/): one writer per file.
+  ...eventWordsFr,
+  ...peopleWordsFr,
 };
