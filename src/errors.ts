@@ -156,6 +156,7 @@ export const fieldMessages = {
   passwordIncorrect: () => 'The password is incorrect.',
   dateAfterNow: (field: string) => `The ${attribute(field)} field must be a date after now.`,
   required: (field: string) => `The ${attribute(field)} field is required.`,
+  requiredWithout: (field: string, other: string) => `The ${attribute(field)} field is required when ${attribute(other)} is not present.`,
   selectedInvalid: (field: string) => `The selected ${attribute(field)} is invalid.`,
   dateAfterOrEqual: (field: string, other: string) => `The ${attribute(field)} field must be a date after or equal to ${attribute(other)}.`,
   dateBeforeOrEqual: (field: string, other: string) => `The ${attribute(field)} field must be a date before or equal to ${attribute(other)}.`,

@@ -121,6 +121,18 @@ export function listPersonMemberships(db: TenantDb, personId: number, activeOnDa
   return query.orderBy('m.id').limit(limit + 1).execute();
 }
 
+/** Every membership of the person (active, future, ended), each with its group's name, by id. */
+export function membershipsWithGroupNames(db: TenantDb, personId: number) {
+  return db
+    .selectFrom('memberships as m')
+    .innerJoin('groups as g', 'g.id', 'm.group_id')
+    .selectAll('m')
+    .select('g.name as group_name')
+    .where('m.person_id', '=', personId)
+    .orderBy('m.id')
+    .execute();
+}
+
 /** The person's memberships active on `day`, each with its group's name, by id. */
 export function activeMembershipsWithGroups(db: TenantDb, personId: number, day: Day) {
   return db

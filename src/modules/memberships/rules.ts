@@ -192,4 +192,5 @@ export {
   listGroupMemberships,
   listPersonMemberships,
   lockPersonForMemberships,
+  membershipsWithGroupNames,
 } from './queries.js';

@@ -27,6 +27,19 @@ export const MembershipSchema = Type.Object({
 });
 export type ApiMembership = Static<typeof MembershipSchema>;
 
+/** A membership with its group's name after `end_on` (a person's page, the members table). */
+export const NamedMembershipSchema = Type.Object({
+  ...Type.Pick(MembershipSchema, ['id', 'person_id', 'group_id', 'role_type', 'label', 'start_on', 'end_on']).properties,
+  group_name: Type.String(),
+  ...Type.Pick(MembershipSchema, ['created_at', 'updated_at']).properties,
+});
+export type ApiNamedMembership = Static<typeof NamedMembershipSchema>;
+
+export const toApiNamedMembership = (row: MembershipRow & { group_name: string }): ApiNamedMembership => {
+  const { created_at, updated_at, ...rest } = toApiMembership(row);
+  return { ...rest, group_name: row.group_name, created_at, updated_at };
+};
+
 /** An item of GET /groups/{id}/memberships: the membership and, after updated_at, its person. */
 export const GroupMembershipSchema = Type.Object({
   ...MembershipSchema.properties,

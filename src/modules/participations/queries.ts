@@ -185,12 +185,12 @@ export function listEventParticipations(db: TenantDb, eventId: number, filters: 
 }
 export type EventParticipationRow = Awaited<ReturnType<typeof listEventParticipations>>[number];
 
-/** A person's participations in the events the viewer sees, by id (keyset), with the event's group. */
+/** A person's participations in the events the viewer sees, by id (keyset), with the event's group, name and times. */
 export function listPersonParticipations(db: TenantDb, personId: number, viewer: EventViewer, afterId: number | null, limit: number) {
   let query = withPerson(db)
     .innerJoin('events as e', 'e.id', 'pa.event_id')
     .innerJoin('groups as g', 'g.id', 'e.group_id')
-    .select(['g.path as g_path'])
+    .select(['g.path as g_path', 'e.name as event_name', 'e.starts_at as event_starts_at', 'e.ends_at as event_ends_at'])
     .where('pa.person_id', '=', personId)
     .where((eb) => eventVisibleTo(eb as unknown as EventQuery, viewer));
   if (afterId !== null) query = query.where('pa.id', '>', afterId);

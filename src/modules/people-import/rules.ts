@@ -9,7 +9,7 @@ import { actorOf, noteCreated, noteUpdated, transact } from '../../recording/rec
 import { personChanges } from '../../recording/person-changes.js';
 import { validateImportRow, type ImportCounts, type ImportRowInput } from './schemas.js';
 import { activeMemberNames, activeRoleHolderIds, findPeopleByEmails, findPeopleByIds, unendedRoleHolderIds } from '../people/rules.js';
-import { insertUsers, newUserRow, updateUserProfile, type ProfileChanges } from '../users/rules.js';
+import { hasLogin, insertUsers, newUserRow, updateUserProfile, type ProfileChanges } from '../users/rules.js';
 
 /** Where every row of a file goes: a group and a role type the caller may grant there. */
 export interface ImportTarget {
@@ -205,7 +205,7 @@ async function planImport(db: TenantDb, access: Access, target: ImportTarget, fi
     // A row that changes nobody matches an active holder of the role, whom the caller sees.
     const touches = Object.keys(changes).length > 0 || joins;
     const right = touches ? Boolean(rights.get(personId)) : true;
-    const loginChanges = touches && changes.email !== undefined && !(await mayChangeLoginOf(db, access, personId));
+    const loginChanges = touches && changes.email !== undefined && !(await mayChangeLoginOf(db, access, { id: personId, hasLogin: hasLogin(person) }, rights.get(personId) ?? null));
     // The username of someone the caller may not change is not compared: the answer would tell it.
     if (usernameDiffers && right) problems.add(row.row, importMessages.usernameNotImported);
     const earlier = matchedRows.get(personId);

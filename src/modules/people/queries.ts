@@ -338,6 +338,19 @@ export const listWards = (db: TenantDb, guardianId: number): Promise<UserRow[]> 
     .orderBy('p.id')
     .execute();
 
+/** The wards of `guardianId` whom the caller sees, in name order (a person's page). */
+export const listWardsSeenBy = (db: TenantDb, access: Access, guardianId: number): Promise<UserRow[]> =>
+  db
+    .selectFrom('users as p')
+    .innerJoin('guardianships as g', 'g.ward_id', 'p.id')
+    .selectAll('p')
+    .where('g.guardian_id', '=', guardianId)
+    .where((eb) => visiblePeople(eb as unknown as PeopleQuery, access))
+    .orderBy('p.lastname_key')
+    .orderBy('p.firstname_key')
+    .orderBy('p.id')
+    .execute();
+
 export const insertGuardianship = (db: TenantDb, wardId: number, guardianId: number, now: string) =>
   db.insertInto('guardianships').values({ ward_id: wardId, guardian_id: guardianId, created_at: now }).execute();
 
@@ -416,4 +429,15 @@ export async function unendedRoleHolderIds(db: TenantDb, groupId: number, roleTy
     .where((eb) => eb.or([eb('m.end_on', 'is', null), eb('m.end_on', '>=', day)]))
     .execute();
   return new Set(rows.map((row) => Number(row.person_id)));
+}
+
+/** Whether the person holds a membership that has not ended on `day` (active, or starting later). */
+export async function hasUnendedMembership(db: TenantDb, personId: number, day: Day): Promise<boolean> {
+  const row = await db
+    .selectFrom('memberships as m')
+    .select('m.id')
+    .where('m.person_id', '=', personId)
+    .where((eb) => eb.or([eb('m.end_on', 'is', null), eb('m.end_on', '>=', day)]))
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -8,6 +8,9 @@ import { limitOf } from '../../http/paging.js';
 import { Envelope, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
 import { MembershipSchema, PersonMembershipsQuery, toApiMembership } from '../memberships/schemas.js';
 import { callerOf } from '../../http/auth.js';
+import { requireCaller } from '../../http/caller.js';
+import { errors, fieldMessages } from '../../errors.js';
+import { PERSON_INCLUDES, PersonIncludesSchema, personIncludes, type PersonInclude } from './includes.js';
 import { JsonOrCsv, sendCsv, wantsCsv } from '../../http/csv.js';
 import { personJson, type PersonJsonMemory } from './json-memory.js';
 import { listWards, sortNamesOf, type PeopleColumns } from './queries.js';
@@ -24,7 +27,8 @@ import {
   requireGuardianManager,
   requireVisiblePerson,
 } from './rules.js';
-import { NewPersonSchema, PeopleQuery, PersonSchema, PersonUpdateSchema, toApiPerson } from './schemas.js';
+import { bodyCheckedBy } from '../../http/json-body.js';
+import { checkGuardianLink, checkNewPerson, GuardianLinkSchema, NewPersonSchema, PeopleQuery, PersonSchema, PersonUpdateSchema, toApiPerson } from './schemas.js';
 import { RECORD_FIELDS, refuseFields } from '../users/schemas.js';
 import type { GroupRow } from '../../db/types.js';
 import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
@@ -35,6 +39,20 @@ const tags = ['people'];
 const PersonAnswer = Envelope(Type.Object({ person: PersonSchema }));
 const NextCursor = Type.Union([Type.String(), Type.Null()]);
 const forbidden = forbiddenAnswer('role permission');
+
+const PersonQuery = Type.Object(
+  { include: Type.Optional(Type.String({ maxLength: 200, description: `Comma-separated: ${PERSON_INCLUDES.join(', ')}` })) },
+  { additionalProperties: false },
+);
+
+/** The lists `include` names; an unknown one is 422 on `include`. */
+function includesOf(include: string | undefined): Set<PersonInclude> {
+  if (include === undefined) return new Set();
+  const names = include.split(',');
+  const known = (name: string): name is PersonInclude => (PERSON_INCLUDES as readonly string[]).includes(name);
+  if (!names.every(known)) throw errors.invalidField('include', fieldMessages.selectedInvalid('include'));
+  return new Set(names.filter(known));
+}
 
 export interface PeopleRouteOptions extends ResourceRouteOptions<Access> {
   /** The group named by `group_id`, remembered for a second (groups/memory.ts). */
@@ -104,14 +122,21 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
         tags,
         operationId: 'getPerson',
         summary: 'A person',
-        description: 'For the person, their guardians and those with `read` where they are. ETag: the version of the person.',
-        response: { 200: PersonAnswer },
+        description:
+          'For the person, their guardians, those with `read` where they are, and those who see one of their wards. `include` (comma-separated: memberships, guardians, wards, participations, can) adds those lists beside `person`, in that order; `participations` needs `events:read` too. ETag: the version of the person.',
+        querystring: PersonQuery,
+        response: { 200: Envelope(Type.Object({ person: PersonSchema, ...PersonIncludesSchema.properties })) },
       },
     },
     async (request, reply) => {
-      const person = await requireVisiblePerson(request.tenant.db, await accessOf(request), idOf(request));
+      const wanted = includesOf(request.query.include);
+      const access = await accessOf(request);
+      // Asked before the person is looked up, as the route's own ability would be.
+      if (wanted.has('participations')) requireCaller(request.auth, 'events:read');
+      const person = await requireVisiblePerson(request.tenant.db, access, idOf(request));
       reply.header('etag', etagOf(person.version));
-      return ok({ person: toApiPerson(person) });
+      if (wanted.size === 0) return ok({ person: toApiPerson(person) });
+      return ok({ person: toApiPerson(person), ...(await personIncludes(request.tenant.db, access, person, wanted)) });
     },
   );
 
@@ -119,12 +144,13 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
     '/people',
     {
       config: { requires: 'people:write', etag: true },
+      validatorCompiler: bodyCheckedBy(checkNewPerson),
       schema: {
         tags,
         operationId: 'createPerson',
         summary: 'Add a person',
         description:
-          'Profile fields and the required first `membership`; optional `username` + `password` (+ `email`) give a login. Needs `write` on the group and a role not above the caller\'s own there.',
+          'Profile fields and either a first `membership` (needs `write` on the group and a role not above the caller\'s own there) or `guardian_of` (a parent without a membership, linked as that person\'s guardian; needs the right to add a guardian to them). Optional `username` + `password` (+ `email`) give a login.',
         body: NewPersonSchema,
         response: { 201: PersonAnswer, 403: forbidden },
       },
@@ -245,19 +271,21 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
     {
       config: { requires: 'people:write', etag: true },
       preParsing: guardianManager.preParsing,
+      validatorCompiler: bodyCheckedBy(checkGuardianLink),
       schema: {
         params: IdParams,
         tags,
         operationId: 'addGuardian',
         summary: 'Add a guardian',
-        description: 'Needs `write` where the person is (guardians cannot add guardians). `guardian_id`: another person the caller sees.',
-        body: Type.Object({ guardian_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }),
+        description:
+          'Needs `write` where the person is (guardians cannot add guardians). `guardian_id`: another person the caller sees; or `email`: the person with that address, when the caller sees them or they have no membership that has not ended.',
+        body: GuardianLinkSchema,
         response: { 201: Envelope(Type.Object({ guardian: PersonSchema })), 403: forbidden },
       },
     },
     async (request, reply) => {
       const { access, ward } = guardianManager.found(request);
-      const guardian = await addGuardian(request.tenant.db, access, ward, request.body.guardian_id);
+      const guardian = await addGuardian(request.tenant.db, access, ward, request.body as Parameters<typeof addGuardian>[3]);
       return reply.code(201).header('etag', etagOf(guardian.version)).send(ok({ guardian: toApiPerson(guardian) }));
     },
   );

@@ -13,6 +13,7 @@ import {
   erasePersonRows,
   rowsErasedWith,
   findPerson,
+  hasUnendedMembership,
   insertGuardianship,
   listGuardians,
   listVisiblePeopleAs,
@@ -30,6 +31,7 @@ import { isForeignKeyViolation } from '../../db/errors.js';
 import { releasePlacesOf } from '../participations/seats.js';
 import { requireAdministratorLeft } from '../memberships/last-administrator.js';
 import {
+  hasLogin,
   findUserByEmail,
   findUserByUsername,
   insertUser,
@@ -123,7 +125,7 @@ function loginProblems(username: string | null, password: string | null, email: 
  * created): one that starts later or ended before would leave the new person out of every list
  * and 404 to the caller who made them.
  */
-function firstMembershipProblems({ start_on, end_on }: NewPerson['membership'], today: string): FieldErrors {
+function firstMembershipProblems({ start_on, end_on }: NonNullable<NewPerson['membership']>, today: string): FieldErrors {
   const problems: FieldErrors = {};
   if (start_on !== undefined && start_on > today) problems['membership.start_on'] = [fieldMessages.dateBeforeOrEqual('membership.start_on', 'today')];
   if (end_on !== undefined && end_on !== null && end_on < today) problems['membership.end_on'] = [fieldMessages.dateAfterOrEqual('membership.end_on', 'today')];
@@ -131,21 +133,26 @@ function firstMembershipProblems({ start_on, end_on }: NewPerson['membership'], 
 }
 
 /**
- * POST /people: the membership's group (404) with `write` there and a role not above the
- * caller's own (403); then the person and the membership, in one transaction.
+ * POST /people with a first `membership`: its group (404) with `write` there and a role not above
+ * the caller's own (403); with `guardian_of` instead: the right to add a guardian to that person
+ * (a parent created for a child, without a membership of their own). Then the person, and the
+ * membership or the guardianship, in one transaction.
  */
 export async function createPerson(db: TenantDb, access: Access, input: NewPerson): Promise<UserRow> {
-  const group = await requireGroupById(db, input.membership.group_id);
-  await requireGrantable(db, access, group, input.membership.role_type);
-  const problems = { ...loginProblems(input.username ?? null, input.password ?? null, input.email ?? null), ...firstMembershipProblems(input.membership, access.day) };
+  const { membership, guardian_of: wardId } = input;
+  const ward = membership === undefined ? await requireGuardianManager(db, access, wardId ?? null) : null;
+  if (membership !== undefined) await requireGrantable(db, access, await requireGroupById(db, membership.group_id), membership.role_type);
+  const problems = { ...loginProblems(input.username ?? null, input.password ?? null, input.email ?? null), ...(membership ? firstMembershipProblems(membership, access.day) : {}) };
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
   await loginConflicts(db, null, input.username, input.email);
   const password = input.password === undefined ? null : await hashPassword(input.password);
   const timestamp = toDbTimestamp(new Date());
   return transact(db, actorOf(access), async (trx) => {
     const person = await insertUser(trx, newUserRow(input, { username: input.username ?? null, email: input.email ?? null, password }, timestamp));
-    noteCreated(trx, 'person', Number(person.id), { personId: Number(person.id) });
-    await addMembership(trx, Number(person.id), input.membership, access.day);
+    const personId = Number(person.id);
+    noteCreated(trx, 'person', personId, { personId });
+    if (membership !== undefined) await addMembership(trx, personId, membership, access.day);
+    if (ward !== null) await linkGuardian(trx, Number(ward.id), personId);
     return person;
   });
 }
@@ -160,8 +167,8 @@ export async function requireChangeable(db: TenantDb, access: Access, id: number
 
 /**
  * PATCH /people/{id}: a guardian changes the profile only; `password` needs `admin` on the root
- * (and ends the person's sessions); a new username or e-mail of a leader needs `write` wherever
- * they lead (the leader e-mail rule).
+ * (and ends the person's sessions); a new username or e-mail follows the login-field rule
+ * (permissions/rules.ts mayChangeLoginOf).
  */
 export async function changePerson(
   db: TenantDb,
@@ -175,7 +182,7 @@ export async function changePerson(
   if (input.username !== undefined && right !== 'full') throw errors.unauthorized();
   if (input.password !== undefined && !isRootAdmin(access)) throw errors.unauthorized();
   const changesLogin = (input.username !== undefined && input.username !== person.username) || (input.email !== undefined && input.email !== person.email);
-  if (changesLogin && !(await mayChangeLoginOf(db, access, personId))) throw errors.unauthorized();
+  if (changesLogin && !(await mayChangeLoginOf(db, access, { id: personId, hasLogin: hasLogin(person) }, right))) throw errors.unauthorized();
   const { password, ...fields } = pickFields(input, PERSON_FIELDS);
   const hash = password === undefined ? undefined : await hashPassword(password);
   return transact(db, actorOf(access), async (trx) => {
@@ -239,19 +246,39 @@ export async function requireGuardianManager(db: TenantDb, access: Access, wardI
   return ward;
 }
 
-export async function addGuardian(db: TenantDb, access: Access, ward: UserRow, guardianId: number): Promise<UserRow> {
-  const guardian = await requireVisiblePerson(db, access, guardianId);
+/**
+ * POST /people/{id}/guardians: the guardian named by id (someone the caller sees) or by e-mail (the
+ * tenant's person with that address, case-insensitive, whom the caller sees or who has no membership
+ * that has not ended: a parent known only by their address); else 404 `Person not found.`
+ */
+export async function addGuardian(db: TenantDb, access: Access, ward: UserRow, named: { guardian_id: number } | { email: string }): Promise<UserRow> {
+  const guardian = 'guardian_id' in named ? await requireVisiblePerson(db, access, named.guardian_id) : await requireGuardianByEmail(db, access, named.email);
+  const guardianId = Number(guardian.id);
   const wardId = Number(ward.id);
-  if (guardianId === wardId) throw errors.invalidField('guardian_id', ruleMessages.guardianIsPerson);
+  const field = 'guardian_id' in named ? 'guardian_id' : 'email';
+  if (guardianId === wardId) throw errors.invalidField(field, ruleMessages.guardianIsPerson);
   return transact(db, actorOf(access), async (trx) => {
-    if (await isGuardian(trx, guardianId, wardId)) throw errors.invalidField('guardian_id', ruleMessages.alreadyGuardian);
-    await insertGuardianship(trx, wardId, guardianId, toDbTimestamp(new Date())).catch((error: unknown) => {
-      // The ward or the guardian was erased since the request read them.
-      throw isForeignKeyViolation(error) ? errors.notFound('Person') : error;
-    });
-    noteChange(trx, { entity: 'guardianship', entityId: wardId, action: 'created', changes: { guardian_id: [null, guardianId] }, personId: wardId, otherPersonId: guardianId });
+    if (await isGuardian(trx, guardianId, wardId)) throw errors.invalidField(field, ruleMessages.alreadyGuardian);
+    await linkGuardian(trx, wardId, guardianId);
     return guardian;
   });
+}
+
+async function requireGuardianByEmail(db: TenantDb, access: Access, email: string): Promise<UserRow> {
+  const person = await findUserByEmail(db, email);
+  if (!person) throw errors.notFound('Person');
+  const personId = Number(person.id);
+  if (!(await hasUnendedMembership(db, personId, access.day)) || (await canSeePerson(db, access, personId))) return person;
+  throw errors.notFound('Person');
+}
+
+/** The guardianship and its change record (inside the caller's transaction). */
+async function linkGuardian(trx: TenantDb, wardId: number, guardianId: number): Promise<void> {
+  await insertGuardianship(trx, wardId, guardianId, toDbTimestamp(new Date())).catch((error: unknown) => {
+    // The ward or the guardian was erased since the request read them.
+    throw isForeignKeyViolation(error) ? errors.notFound('Person') : error;
+  });
+  noteChange(trx, { entity: 'guardianship', entityId: wardId, action: 'created', changes: { guardian_id: [null, guardianId] }, personId: wardId, otherPersonId: guardianId });
 }
 
 /**

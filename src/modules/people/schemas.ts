@@ -1,10 +1,12 @@
 import Type, { type Static } from 'typebox';
 import { PagingQuery } from '../../http/paging.js';
 import { Timestamp } from '../../http/schemas.js';
-import { StoredText } from '../../lib/validation.js';
+import { compileObjectValidator, StoredText, type Validation } from '../../lib/validation.js';
+import { fieldMessages } from '../../errors.js';
 import { MembershipGrantSchema, DaySchema } from '../memberships/schemas.js';
 import { Email, NewPassword, ProfileUpdateSchema, toApiUser, UserSchema, Username } from '../users/schemas.js';
 import type { UserRow } from '../../db/types.js';
+import { hasLogin } from '../users/rules.js';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const Birthday = Type.Union([DaySchema, Type.Null()]);
@@ -45,9 +47,47 @@ export const NewPersonSchema = Type.Object({
   birthday: Type.Optional(Birthday),
   username: Type.Optional(Username),
   password: Type.Optional(NewPassword),
-  membership: MembershipGrantSchema,
+  membership: Type.Optional(MembershipGrantSchema),
+  guardian_of: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Instead of `membership`: the person the new one becomes guardian of' })),
 });
 export type NewPerson = Static<typeof NewPersonSchema>;
+
+const checkNewPersonFields = compileObjectValidator<NewPerson>(NewPersonSchema);
+
+/** POST /people's body: its fields, and exactly one of `membership` and `guardian_of` (a person nobody could see is never created). */
+export function checkNewPerson(body: unknown): Validation<NewPerson> {
+  return withExactlyOne(checkNewPersonFields(body), body, 'membership', 'guardian_of');
+}
+
+/** POST /people/{id}/guardians: the guardian by id, or by e-mail address (a parent the caller may not see yet). */
+export const GuardianLinkSchema = Type.Object({
+  guardian_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  email: Type.Optional(Type.Unsafe<string>({ ...Email, description: 'Instead of `guardian_id`: the e-mail address of the tenant\'s person to link (case-insensitive)' })),
+});
+type GuardianLink = { guardian_id: number } | { email: string };
+
+const checkGuardianLinkFields = compileObjectValidator<GuardianLink>(GuardianLinkSchema);
+
+export function checkGuardianLink(body: unknown): Validation<GuardianLink> {
+  return withExactlyOne(checkGuardianLinkFields(body), body, 'guardian_id', 'email');
+}
+
+/**
+ * A body's check with the rule that exactly one of `first` and `second` is present: neither is 422
+ * on `first` (required when `second` is not present), both is 422 on `second` (it prohibits `first`),
+ * besides any other field's errors.
+ */
+function withExactlyOne<T>(checked: Validation<T>, body: unknown, first: string, second: string): Validation<T> {
+  const given = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const choice =
+    first in given && second in given
+      ? { [second]: [fieldMessages.prohibits(second, first)] }
+      : !(first in given) && !(second in given)
+        ? { [first]: [fieldMessages.requiredWithout(first, second)] }
+        : {};
+  if (Object.keys(choice).length === 0) return checked;
+  return { ok: false, fieldErrors: { ...(checked.ok ? {} : checked.fieldErrors), ...choice } };
+}
 
 const Bool = Type.Boolean();
 export const PeopleQuery = Type.Object(
@@ -77,6 +117,6 @@ export function toApiPerson(row: UserRow): ApiPerson {
   person.username = row.username;
   person.email = row.email;
   person.birthday = row.birthday;
-  person.has_login = row.username !== null && row.password !== null;
+  person.has_login = hasLogin(row);
   return person as ApiPerson;
 }

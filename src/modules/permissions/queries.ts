@@ -109,6 +109,19 @@ export async function wardIdsOf(db: TenantDb, guardianId: number): Promise<numbe
   return rows.map((row) => Number(row.ward_id));
 }
 
+/** The wards of each of `guardianIds` that has any, by guardian. */
+export async function wardIdsByGuardian(db: TenantDb, guardianIds: readonly number[]): Promise<Map<number, number[]>> {
+  const byGuardian = new Map<number, number[]>();
+  for (const part of statementChunks(guardianIds)) {
+    const rows = await db.selectFrom('guardianships').select(['guardian_id', 'ward_id']).where('guardian_id', 'in', part).execute();
+    for (const row of rows) {
+      const id = Number(row.guardian_id);
+      byGuardian.set(id, [...(byGuardian.get(id) ?? []), Number(row.ward_id)]);
+    }
+  }
+  return byGuardian;
+}
+
 /** The guardians of each of `wardIds`, with their numbers and e-mail (for emergencies at a camp), by name. */
 export async function guardiansOfWards(db: TenantDb, wardIds: readonly number[]) {
   if (wardIds.length === 0) return new Map<number, GuardianContact[]>();

@@ -9,6 +9,7 @@ import {
   rolesAndRootOf,
   rolesOfPerson,
   rootGroup,
+  wardIdsByGuardian,
   wardIdsOf,
   type RoleRow,
 } from './queries.js';
@@ -90,40 +91,67 @@ function holdsWhere(access: Access, personPaths: readonly string[], needed: Perm
   return personPaths.some((path) => atLeast(access.on(path), needed));
 }
 
-/** Who sees P: P themself, P's guardians, and those with `read` where P is. */
+/**
+ * Who sees P: P themself, P's guardians, those with `read` where P is (docs/rules/visibility.md),
+ * and, one level further, whoever sees one of P's wards that way: a parent is reachable through
+ * their children.
+ */
 export async function canSeePerson(db: TenantDb, access: Access, personId: number): Promise<boolean> {
   if (personId === access.personId) return true;
   if (await holdsOnPerson(db, access, personId, 'read')) return true;
-  return isGuardian(db, access.personId, personId);
+  if (await isGuardian(db, access.personId, personId)) return true;
+  const wardIds = await wardIdsOf(db, personId);
+  return wardIds.length > 0 && (await seenWithoutParents(db, access, wardIds)).size > 0;
 }
 
 /** How the caller may change P: every field (write where P is), the profile only (a guardian), or not at all. */
 export type ChangeRight = 'full' | 'profile' | null;
 
-/** The caller's right to change P, read now. */
+/**
+ * The caller's right to change P, read now: `write` where P is (on the root for P without an
+ * active membership, or, for such a parent, where one of their wards is), else a guardian's.
+ */
 export async function rightToChange(db: TenantDb, access: Access, personId: number): Promise<ChangeRight> {
-  if (await holdsOnPerson(db, access, personId, 'write')) return 'full';
+  const paths = await activeGroupPaths(db, personId, access.day);
+  if (holdsWhere(access, paths, 'write')) return 'full';
+  if (paths.length === 0 && leadsAWard(access, await activeGroupPathsOfPeople(db, await wardIdsOf(db, personId), access.day))) return 'full';
   if (await isGuardian(db, access.personId, personId)) return 'profile';
   return null;
 }
 
-/** rightToChange for many people (a CSV import) in a statement per 500 and one more, by id. */
+/** rightToChange for many people (a CSV import) in a few statements per 500, by id. */
 export async function rightsToChange(db: TenantDb, access: Access, personIds: readonly number[]): Promise<Map<number, ChangeRight>> {
   const pathsOf = await activeGroupPathsByPerson(db, personIds, access.day);
-  const wards = new Set(await wardIdsOf(db, access.personId));
-  const rightOf = (id: number): ChangeRight => (holdsWhere(access, pathsOf.get(id) ?? [], 'write') ? 'full' : wards.has(id) ? 'profile' : null);
+  const unplaced = personIds.filter((id) => !pathsOf.has(id));
+  const wardsOf = await wardIdsByGuardian(db, unplaced);
+  const wardPathsOf = await activeGroupPathsByPerson(db, [...new Set([...wardsOf.values()].flat())], access.day);
+  const ownWards = new Set(await wardIdsOf(db, access.personId));
+  const leadsAWardOf = (id: number) => leadsAWard(access, (wardsOf.get(id) ?? []).flatMap((ward) => wardPathsOf.get(ward) ?? []));
+  const rightOf = (id: number): ChangeRight => {
+    const paths = pathsOf.get(id) ?? [];
+    if (holdsWhere(access, paths, 'write') || (paths.length === 0 && leadsAWardOf(id))) return 'full';
+    return ownWards.has(id) ? 'profile' : null;
+  };
   return new Map(personIds.map((id) => [id, rightOf(id)]));
 }
 
+/** Whether the caller holds `write` on one of these groups (where a parent's children are). */
+const leadsAWard = (access: Access, wardPaths: readonly string[]): boolean => wardPaths.some((path) => atLeast(access.on(path), 'write'));
+
 /**
- * The leader e-mail rule: a change of the username or e-mail of a person who holds an
- * active membership with `write` or `admin` needs `write` on every group where they hold one.
+ * The login-field rule: who may change the `username` or `email` of P. Of P with a login, only P
+ * and the tenant's administrators (an address is the key to an account). Of P without one, whoever
+ * may change P fully, holds `write` on every group where P holds a role of `read` or more that has
+ * not ended, and may change each of P's wards fully. Being P's guardian is never enough.
  */
-export async function mayChangeLoginOf(db: TenantDb, access: Access, personId: number): Promise<boolean> {
-  const roles = await rolesOfPerson(db, personId);
-  return roles
-    .filter((role) => isActiveOn(role, access.day) && atLeast(role.permission, 'write'))
-    .every((role) => atLeast(access.on(role.groupPath), 'write'));
+export async function mayChangeLoginOf(db: TenantDb, access: Access, person: { id: number; hasLogin: boolean }, right: ChangeRight): Promise<boolean> {
+  if (person.id === access.personId || isRootAdmin(access)) return true;
+  if (person.hasLogin || right !== 'full') return false;
+  const roles = await rolesOfPerson(db, person.id);
+  const held = roles.filter((role) => (role.endOn === null || role.endOn >= access.day) && atLeast(role.permission, 'read'));
+  if (!held.every((role) => atLeast(access.on(role.groupPath), 'write'))) return false;
+  const rights = await rightsToChange(db, access, await wardIdsOf(db, person.id));
+  return [...rights.values()].every((wardRight) => wardRight === 'full');
 }
 
 /** A query over people, aliased `p`. */
@@ -132,11 +160,29 @@ export type PeopleQuery = ExpressionBuilder<TenantDatabase & { p: TenantDatabase
 /** The people (alias `p`) the caller sees, as one condition for a list's query. */
 export function visiblePeople(eb: PeopleQuery, access: Access): Expression<SqlBool> {
   const readable = access.groupsWith('read');
-  const seesUnplaced = atLeast(access.on(access.root.path), 'read');
+  // `read` on the root's whole subtree sees everyone: no condition to test on each row.
+  if (readable.subtreePaths.includes(access.root.path)) return sql<SqlBool>`1 = 1`;
+  const wardsSeen = eb
+    .selectFrom('guardianships as pw')
+    .innerJoin('users as w', 'w.id', 'pw.ward_id')
+    .select(sql.lit(1).as('one'))
+    .whereRef('pw.guardian_id', '=', 'p.id')
+    .where((inner) => seenDirectly(inner as unknown as PeopleQuery, access, 'w'));
+  return eb.or([seenDirectly(eb, access, 'p'), eb.exists(wardsSeen)]);
+}
+
+/**
+ * Who sees a person (alias `person`) by the rules before the parents' one: themself, their
+ * guardians, `read` where they are, `read` on the root for someone without an active membership.
+ */
+function seenDirectly(eb: PeopleQuery, access: Access, person: 'p' | 'w'): Expression<SqlBool> {
+  const readable = access.groupsWith('read');
   const day = access.day;
+  // One condition, written once for either alias (the list's rows, or a parent's wards).
+  const id = `${person}.id` as 'p.id';
   const parts: Expression<SqlBool>[] = [
-    eb('p.id', '=', access.personId),
-    eb('p.id', 'in', eb.selectFrom('guardianships').select('ward_id').where('guardian_id', '=', access.personId)),
+    eb(id, '=', access.personId),
+    eb(id, 'in', eb.selectFrom('guardianships').select('ward_id').where('guardian_id', '=', access.personId)),
   ];
   if (readable.subtreePaths.length + readable.groupIds.length > 0) {
     parts.push(
@@ -145,18 +191,27 @@ export function visiblePeople(eb: PeopleQuery, access: Access): Expression<SqlBo
           .selectFrom('memberships as vm')
           .innerJoin('groups as vg', 'vg.id', 'vm.group_id')
           .select(sql.lit(1).as('one'))
-          .whereRef('vm.person_id', '=', 'p.id')
+          .whereRef('vm.person_id', '=', id)
           .where(activeOn('vm', day))
           .where(groupAmong('vg', readable.subtreePaths, readable.groupIds)),
       ),
     );
   }
-  if (seesUnplaced) {
-    parts.push(
-      eb.not(eb.exists(eb.selectFrom('memberships as vm').select(sql.lit(1).as('one')).whereRef('vm.person_id', '=', 'p.id').where(activeOn('vm', day)))),
-    );
+  if (atLeast(access.on(access.root.path), 'read')) {
+    parts.push(eb.not(eb.exists(eb.selectFrom('memberships as vm').select(sql.lit(1).as('one')).whereRef('vm.person_id', '=', id).where(activeOn('vm', day)))));
   }
   return eb.or(parts);
+}
+
+/** Which of `personIds` the caller sees by the rules before the parents' one (a parent's wards). */
+async function seenWithoutParents(db: TenantDb, access: Access, personIds: readonly number[]): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('users as p')
+    .select('p.id')
+    .where('p.id', 'in', [...personIds])
+    .where((eb) => seenDirectly(eb, access, 'p'))
+    .execute();
+  return new Set(rows.map((row) => Number(row.id)));
 }
 
 /** Which of `personIds` exist and the caller sees (canSeePerson for a list, in one statement). */

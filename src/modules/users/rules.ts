@@ -22,6 +22,9 @@ import { toApiUser, type ApiUser, type NewUser, type ProfileUpdate } from './sch
 // module's (auth/accounts.ts).
 
 /** A username or e-mail address that another user has: the field -> message of each. */
+/** A person can sign in with a username and a password (a deactivated user keeps it, and still cannot). */
+export const hasLogin = (row: Pick<UserRow, 'username' | 'password'>): boolean => row.username !== null && row.password !== null;
+
 export class UserConflictError extends Error {
   override name = 'UserConflictError';
   constructor(readonly fieldErrors: FieldErrors) {

@@ -9,7 +9,7 @@ import { replaceGroupTree } from '../../helpers/group-tree.js';
 
 /**
  * Who sees and who may change a person (docs/rules/visibility.md) against a plain reading of the
- * rules: for random trees (up to 50 groups), random memberships with random dates, random
+ * rules, parents reached through their children included: for random trees (up to 50 groups), random memberships with random dates, random
  * guardianships and a random caller, the permission module (its SQL for lists, its checks for one
  * person) answers what walking up the tree answers, for seeing a person and for changing them (one
  * by one, and for all at once as the CSV import asks).
@@ -50,6 +50,13 @@ function referenceHolds(world: World, person: number, needed: Permission): boole
   if (groups.length === 0) return rank(referencePermission(world, 0)) >= rank(needed);
   return groups.some((g) => rank(referencePermission(world, g)) >= rank(needed));
 }
+
+/** The wards of `person`. */
+const wardsOf = (world: World, person: number) => world.guardianships.filter(([g]) => g === person).map(([, ward]) => ward);
+
+/** Whether the caller holds `write` on a group where `person` has an active membership (not the root fallback). */
+const leadsWhere = (world: World, person: number) =>
+  world.memberships.some((m) => m.person === person && active(m) && rank(referencePermission(world, m.group)) >= rank('write'));
 
 const isGuardian = (world: World, person: number) => world.guardianships.some(([g, w]) => g === world.caller && w === person);
 
@@ -116,10 +123,13 @@ describe('who sees and who changes whom', () => {
           (await listVisiblePeople(db, access, { activeOn: DAY, sort: 'id' }, null, 1000)).map((row) => Number(row.id)),
         );
         const rights = await rightsToChange(db, access, personIds);
+        // The rules before the parents' one (a parent is reached through their children).
+        const seesDirectly = (p: number) => p === w.caller || isGuardian(w, p) || referenceHolds(w, p, 'read');
         for (let p = 0; p < PEOPLE; p++) {
           const id = personIds[p]!;
-          const sees = p === w.caller || isGuardian(w, p) || referenceHolds(w, p, 'read');
-          const writes = referenceHolds(w, p, 'write');
+          const sees = seesDirectly(p) || wardsOf(w, p).some(seesDirectly);
+          const unplaced = !w.memberships.some((m) => m.person === p && active(m));
+          const writes = referenceHolds(w, p, 'write') || (unplaced && wardsOf(w, p).some((ward) => leadsWhere(w, ward)));
           expect(listed.has(id), `list, person ${p}`).toBe(sees);
           expect(await canSeePerson(db, access, id), `sees person ${p}`).toBe(sees);
           const right = await rightToChange(db, access, id);
