@@ -368,6 +368,26 @@ export interface paths {
         patch: operations["updateMembership"];
         trace?: never;
     };
+    "/groups/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A group's members
+         * @description Needs `read` on the group. The people with a membership the filters select (active today unless `active_on` or `all=true`; `below=true` for the whole subtree; `role_type`; `q`), each with those memberships (`group_name` after `end_on`); only people the caller sees. `sort`: name (default), -name, birthday, -birthday (unknown birthdays last either way, then name), role (strongest selected membership: highest permission, then smallest role type key; then name). Keyset paging; the first page adds `total` after `next_cursor`. As a file (`format=csv|xlsx`, or `Accept: text/csv` or the XLSX type): every page at once, `limit` and `cursor` ignored.
+         */
+        get: operations["listGroupMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/people/import": {
         parameters: {
             query?: never;
@@ -443,7 +463,7 @@ export interface paths {
         put?: never;
         /**
          * Add a person
-         * @description Profile fields and the required first `membership`; optional `username` + `password` (+ `email`) give a login. Needs `write` on the group and a role not above the caller's own there.
+         * @description Profile fields and either a first `membership` (needs `write` on the group and a role not above the caller's own there) or `guardian_of` (a parent without a membership, linked as that person's guardian; needs the right to add a guardian to them). Optional `username` + `password` (+ `email`) give a login.
          */
         post: operations["createPerson"];
         delete?: never;
@@ -461,7 +481,7 @@ export interface paths {
         };
         /**
          * A person
-         * @description For the person, their guardians and those with `read` where they are. ETag: the version of the person.
+         * @description For the person, their guardians, those with `read` where they are, and those who see one of their wards. `include` (comma-separated: memberships, guardians, wards, participations, can) adds those lists beside `person`, in that order; `participations` needs `events:read` too. ETag: the version of the person.
          */
         get: operations["getPerson"];
         put?: never;
@@ -515,7 +535,7 @@ export interface paths {
         put?: never;
         /**
          * Add a guardian
-         * @description Needs `write` where the person is (guardians cannot add guardians). `guardian_id`: another person the caller sees.
+         * @description Needs `write` where the person is (guardians cannot add guardians). `guardian_id`: another person the caller sees; or `email`: the person with that address, when the caller sees them or they have no membership that has not ended.
          */
         post: operations["addGuardian"];
         delete?: never;
@@ -625,7 +645,7 @@ export interface paths {
         };
         /**
          * An event's participations
-         * @description Managers see all, others their own and their wards'. Filters `state`, `role`. Ordered by state (accepted, pending, waitlisted by place, rejected, cancelled), then name, then id; `sort=name` by name, `sort=created` in the order of registration. `include=details` (managers; others 403): each person adds is_vegetarian, can_swimm, birthday and guardians with their numbers, and the first page adds `summary` after next_cursor. With `Accept: text/csv` (managers only) every page at once, in the same order, as a CSV file: id, person_id, firstname, lastname, role, state, waitlist_position, attended, is_vegetarian, can_swimm, email, phonenumber, phonenumber_mobile, notes.
+         * @description Managers see all, others their own and their wards'. Filters `state`, `role`. Ordered by state (accepted, pending, waitlisted by place, rejected, cancelled), then name, then id; `sort=name` by name, `sort=created` in the order of registration. `include=details` (managers; others 403): each person adds is_vegetarian, can_swimm, birthday and guardians with their numbers, and the first page adds `summary` after next_cursor. As a file (managers only; `format=csv|xlsx`, or `Accept: text/csv` or the XLSX type) every page at once from `cursor` on, in the same order: CSV event-<id>-participants.csv with id, person_id, firstname, lastname, role, state, waitlist_position, attended, is_vegetarian, can_swimm, email, phonenumber, phonenumber_mobile, notes; XLSX participations-<id>.xlsx with the same columns, then guardians (names and numbers).
          */
         get: operations["listEventParticipations"];
         put?: never;
@@ -6969,6 +6989,243 @@ export interface operations {
             };
         };
     };
+    listGroupMembers: {
+        parameters: {
+            query?: {
+                /** @description true: the group's whole subtree (the group itself included) */
+                below?: boolean;
+                /** @description true: ended and future memberships too (active_on then does not apply) */
+                all?: boolean;
+                role_type?: string;
+                /** @description Part of the first or last name, username or e-mail, in any case */
+                q?: string;
+                active_on?: string;
+                /** @description name (default), -name, birthday, -birthday (unknown birthdays last either way), role (strongest selected membership first) */
+                sort?: "name" | "-name" | "birthday" | "-birthday" | "role";
+                /** @description json, csv, xlsx; wins over Accept */
+                format?: "json" | "csv" | "xlsx";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON; or a file (attachment): CSV with `format=csv` or `Accept: text/csv`, XLSX with `format=xlsx` or `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description With a file answer (CSV, or XLSX where the list offers it): attachment; filename="<name>.csv" or "<name>.xlsx" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            members: {
+                                person: {
+                                    id: number;
+                                    username: string | null;
+                                    email: string | null;
+                                    firstname: string;
+                                    lastname: string;
+                                    gender_id: number | null;
+                                    type_id: number | null;
+                                    phonenumber: string | null;
+                                    phonenumber_mobile: string | null;
+                                    street: string | null;
+                                    housenumber: string | null;
+                                    zip: string | null;
+                                    city: string | null;
+                                    is_vegetarian: boolean;
+                                    can_swimm: boolean;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    created_at: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    updated_at: string;
+                                    birthday: string | null;
+                                    has_login: boolean;
+                                };
+                                memberships: {
+                                    id: number;
+                                    person_id: number;
+                                    group_id: number;
+                                    role_type: string;
+                                    label: string | null;
+                                    /** @description YYYY-MM-DD */
+                                    start_on: string;
+                                    end_on: string | null;
+                                    group_name: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    created_at: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    updated_at: string;
+                                }[];
+                            }[];
+                            next_cursor: string | null;
+                            /** @description On the first page only: how many people every page holds together */
+                            total?: number;
+                        };
+                    };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (read on the group) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     importPeople: {
         parameters: {
             query: {
@@ -7769,7 +8026,7 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
-                    /** @description With `Accept: text/csv`: attachment; filename="<name>.csv" */
+                    /** @description With a file answer (CSV, or XLSX where the list offers it): attachment; filename="<name>.csv" or "<name>.xlsx" */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
@@ -7987,7 +8244,7 @@ export interface operations {
                     birthday?: string | null;
                     username?: string;
                     password?: string;
-                    membership: {
+                    membership?: {
                         group_id: number;
                         role_type: string;
                         /** Format: date */
@@ -7995,6 +8252,8 @@ export interface operations {
                         end_on?: string | null;
                         label?: string | null;
                     };
+                    /** @description Instead of `membership`: the person the new one becomes guardian of */
+                    guardian_of?: number;
                 };
             };
         };
@@ -8292,7 +8551,10 @@ export interface operations {
     };
     getPerson: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated: memberships, guardians, wards, participations, can */
+                include?: string;
+            };
             header?: never;
             path: {
                 /** @description The id */
@@ -8342,6 +8604,124 @@ export interface operations {
                                 updated_at: string;
                                 birthday: string | null;
                                 has_login: boolean;
+                            };
+                            /** @description Every membership: active, future, ended; by id */
+                            memberships?: {
+                                id: number;
+                                person_id: number;
+                                group_id: number;
+                                role_type: string;
+                                label: string | null;
+                                /** @description YYYY-MM-DD */
+                                start_on: string;
+                                end_on: string | null;
+                                group_name: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                            }[];
+                            /** @description As GET /people/{id}/guardians */
+                            guardians?: {
+                                id: number;
+                                username: string | null;
+                                email: string | null;
+                                firstname: string;
+                                lastname: string;
+                                gender_id: number | null;
+                                type_id: number | null;
+                                phonenumber: string | null;
+                                phonenumber_mobile: string | null;
+                                street: string | null;
+                                housenumber: string | null;
+                                zip: string | null;
+                                city: string | null;
+                                is_vegetarian: boolean;
+                                can_swimm: boolean;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                birthday: string | null;
+                                has_login: boolean;
+                            }[];
+                            /** @description The wards the caller sees, by name */
+                            wards?: {
+                                id: number;
+                                username: string | null;
+                                email: string | null;
+                                firstname: string;
+                                lastname: string;
+                                gender_id: number | null;
+                                type_id: number | null;
+                                phonenumber: string | null;
+                                phonenumber_mobile: string | null;
+                                street: string | null;
+                                housenumber: string | null;
+                                zip: string | null;
+                                city: string | null;
+                                is_vegetarian: boolean;
+                                can_swimm: boolean;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                birthday: string | null;
+                                has_login: boolean;
+                            }[];
+                            /** @description In the events the caller sees, by id (needs `events:read`) */
+                            participations?: {
+                                id: number;
+                                event_id: number;
+                                person_id: number;
+                                role: "participant" | "helper" | "leader";
+                                state: "pending" | "accepted" | "waitlisted" | "rejected" | "cancelled";
+                                waitlist_position: number | null;
+                                attended: boolean | null;
+                                notes?: string | null;
+                                person: {
+                                    id: number;
+                                    firstname: string;
+                                    lastname: string;
+                                    is_vegetarian?: boolean;
+                                    can_swimm?: boolean;
+                                    birthday?: string | null;
+                                    /** @description Their numbers, for emergencies at camp */
+                                    guardians?: {
+                                        id: number;
+                                        firstname: string;
+                                        lastname: string;
+                                        phonenumber: string | null;
+                                        phonenumber_mobile: string | null;
+                                        email: string | null;
+                                    }[];
+                                };
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                created_at: string;
+                                /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                updated_at: string;
+                                event: {
+                                    id: number;
+                                    name: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    starts_at: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    ends_at: string;
+                                };
+                            }[];
+                            can?: {
+                                /** @description PATCH /people/{id} (a guardian: the profile only) */
+                                update: boolean;
+                                /** @description DELETE /people/{id} (erasure) */
+                                delete: boolean;
+                                /** @description a new `username` or `email` */
+                                change_login: boolean;
+                                /** @description `password` in PATCH /people/{id} */
+                                set_password: boolean;
+                                /** @description an invitation by e-mail (a person with an address and no login) */
+                                invite: boolean;
+                                /** @description POST and DELETE /people/{id}/guardians */
+                                add_guardian: boolean;
                             };
                         };
                     };
@@ -9434,7 +9814,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    guardian_id: number;
+                    guardian_id?: number;
+                    /**
+                     * Format: email
+                     * @description Instead of `guardian_id`: the e-mail address of the tenant's person to link (case-insensitive)
+                     */
+                    email?: string;
                 };
             };
         };
@@ -11373,6 +11758,8 @@ export interface operations {
                 sort?: "name" | "created";
                 /** @description Managers: each person's answers for the kitchen and the lifeguard, birthday and guardians; the first page adds `summary` */
                 include?: "details";
+                /** @description json, csv, xlsx; wins over Accept */
+                format?: "json" | "csv" | "xlsx";
                 limit?: number;
                 cursor?: string;
             };
@@ -11385,7 +11772,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON, or with `Accept: text/csv` a CSV file (attachment) */
+            /** @description JSON; or a file (attachment): CSV with `format=csv` or `Accept: text/csv`, XLSX with `format=xlsx` or `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` */
             200: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -11394,7 +11781,7 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
-                    /** @description With `Accept: text/csv`: attachment; filename="<name>.csv" */
+                    /** @description With a file answer (CSV, or XLSX where the list offers it): attachment; filename="<name>.csv" or "<name>.xlsx" */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
@@ -11461,6 +11848,7 @@ export interface operations {
                         };
                     };
                     "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description Missing, malformed, unknown, revoked or expired token */

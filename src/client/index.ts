@@ -117,6 +117,13 @@ export function createClient(options: ClientOptions) {
       delete: (id: number, ifMatch?: string) => api.DELETE('/groups/{id}', { params: { path: { id } }, ...withIfMatch(ifMatch) }),
       memberships: (id: number, query: Query<'listGroupMemberships'> = {}) =>
         api.GET('/groups/{id}/memberships', { params: { path: { id }, query } }),
+      /** The group's members (`read` on the group), each with the memberships the filters select; the first page adds `total`. */
+      members: (id: number, query: Query<'listGroupMembers'> = {}) => api.GET('/groups/{id}/members', { params: { path: { id }, query } }),
+      /** The whole members list as a CSV or XLSX file (every page at once). */
+      async membersFile(id: number, format: 'csv' | 'xlsx', query: Omit<Query<'listGroupMembers'>, 'format' | 'limit' | 'cursor'> = {}) {
+        const result = await api.GET('/groups/{id}/members', { params: { path: { id }, query: { ...query, format } }, parseAs: 'blob' });
+        return result as unknown as { data?: Blob; error?: unknown; response: Response };
+      },
     },
     /** The catalogue of role types. */
     roleTypes: {
@@ -129,7 +136,8 @@ export function createClient(options: ClientOptions) {
     /** People, their memberships, guardians and the caller's wards. */
     people: {
       list: (query: Query<'listPeople'> = {}) => api.GET('/people', { params: { query } }),
-      get: (id: number) => api.GET('/people/{id}', { params: { path: { id } } }),
+      /** `include`: what a person's page shows besides the person (memberships, guardians, wards, participations, can). */
+      get: (id: number, query: Query<'getPerson'> = {}) => api.GET('/people/{id}', { params: { path: { id }, query } }),
       create: (body: Body<'createPerson'>) => api.POST('/people', { body }),
       update: (id: number, body: Body<'updatePerson'>, ifMatch?: string) =>
         api.PATCH('/people/{id}', { params: { path: { id } }, body, ...withIfMatch(ifMatch) }),
@@ -139,6 +147,8 @@ export function createClient(options: ClientOptions) {
       guardians: (id: number) => api.GET('/people/{id}/guardians', { params: { path: { id } } }),
       addGuardian: (id: number, guardianId: number) =>
         api.POST('/people/{id}/guardians', { params: { path: { id } }, body: { guardian_id: guardianId } }),
+      /** Links the tenant's person with this e-mail address as a guardian (a parent the caller may not see yet). */
+      addGuardianByEmail: (id: number, email: string) => api.POST('/people/{id}/guardians', { params: { path: { id } }, body: { email } }),
       removeGuardian: (id: number, guardianId: number) =>
         api.DELETE('/people/{id}/guardians/{guardian_id}', { params: { path: { id, guardian_id: guardianId } } }),
       wards: () => api.GET('/user/wards'),

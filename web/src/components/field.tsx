@@ -58,6 +58,9 @@ interface FieldProps {
   min?: string;
   inputMode?: 'numeric';
   autocomplete?: string | undefined;
+  /** Shown, not changed (e.g. the login fields of someone else); `hint` says why. */
+  readOnly?: boolean;
+  hint?: string | undefined;
 }
 
 /** An input with its label, and the API's messages about it right below, in the reader's language. */
@@ -65,6 +68,8 @@ export function Field(props: FieldProps) {
   const { language } = useApp();
   const id = useId();
   const errorId = `${id}-error`;
+  const hintId = `${id}-hint`;
+  const describedBy = [props.errors ? errorId : '', props.hint ? hintId : ''].filter(Boolean).join(' ');
   return (
     <div class="field">
       <label for={id}>{props.label}</label>
@@ -78,10 +83,16 @@ export function Field(props: FieldProps) {
         required={props.required}
         min={props.min}
         value={props.value}
+        readOnly={props.readOnly}
         aria-invalid={props.errors ? 'true' : undefined}
-        aria-describedby={props.errors ? errorId : undefined}
+        aria-describedby={describedBy || undefined}
         onInput={(event) => props.onInput((event.target as HTMLInputElement).value)}
       />
+      {props.hint && (
+        <span id={hintId} class="muted hint">
+          {props.hint}
+        </span>
+      )}
       {props.errors && (
         <span id={errorId} class="error">
           {translateApiMessages(props.errors, language)}

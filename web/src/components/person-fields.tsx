@@ -33,6 +33,8 @@ export interface ProfileKind {
   emailMayBeNull: boolean;
   /** The browser may fill in the signed-in person's own details (never into a ward's profile). */
   ownDetails: boolean;
+  /** Fields shown but not changed by this reader (the login-field rule), with the reason beside them. */
+  locked?: { keys: readonly ProfileKey[]; hint: string };
 }
 
 type Word = { [K in keyof Words]: Words[K] extends string ? K : never }[keyof Words];
@@ -94,6 +96,7 @@ function apiValue(key: ProfileKey, form: ProfileForm, kind: ProfileKind): unknow
 export function changesOf(stored: StoredProfile, form: ProfileForm, kind: ProfileKind): Partial<Record<ProfileKey, unknown>> {
   const changes: Partial<Record<ProfileKey, unknown>> = {};
   for (const key of keysOf(kind)) {
+    if (kind.locked?.keys.includes(key)) continue;
     const value = apiValue(key, form, kind);
     // An unanswered question is left as it is.
     if (value === null && (key === 'is_vegetarian' || key === 'can_swimm')) continue;
@@ -127,6 +130,8 @@ export function PersonFields({ form, errors, kind, onChange }: Props) {
       type={options.type}
       inputMode={options.numeric ? 'numeric' : undefined}
       autocomplete={kind.ownDetails ? options.autocomplete : 'off'}
+      readOnly={kind.locked?.keys.includes(key)}
+      hint={kind.locked?.keys.includes(key) ? kind.locked.hint : undefined}
       onInput={(value) => onChange(key, value)}
     />
   );

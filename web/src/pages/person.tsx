@@ -1,165 +1,200 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
-import { dataOf, useApp, type App } from '../context.js';
+import { answerFor, Field, FormErrors, useFirstErrorFocus, type FieldErrors } from '../components/field.js';
+import type { ProfileKind } from '../components/person-fields.js';
+import { ProfileEditor, type ReadPerson } from '../components/profile-editor.js';
+import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
-import { covers } from '../access.js';
-import { formatDate, formatMoment, roleTypeLabel } from '../i18n/index.js';
+import { formatDate, formatMoment } from '../i18n/index.js';
 import { client } from '../session.js';
-import { EventLink } from './event-name.js';
+import { GuardiansCard } from './person-guardians.js';
+import { MembershipsCard } from './person-memberships.js';
 
-/** A person: profile, memberships (ended by those who may), guardians, participations, history. */
+export type PersonData = NonNullable<Awaited<ReturnType<typeof readPerson>>['data']>;
+
+/** Everything the page shows, in one request: the person and what goes with them, and what the reader may do. */
+async function readPerson(id: number) {
+  const result = await client.people.get(id, { include: 'memberships,guardians,wards,participations,can' });
+  if (!result.data) return { result, data: null, etag: undefined };
+  return { result, data: result.data.data, etag: result.response.headers.get('ETag') ?? undefined };
+}
+
+/** A leader's profile form: a person's every field; the login fields only for whom the API allows. */
+const PERSON: ProfileKind = { birthday: true, emailMayBeNull: true, ownDetails: false };
+
+/**
+ * A person: the profile (edited by those who may), the login, memberships in every group,
+ * guardians (linked, created in one step, unlinked), wards, registrations and history.
+ */
 export function PersonPage({ id }: { id: number }) {
   const app = useApp();
-  const { words, language, session } = app;
-  const [person] = useLoad(async () => dataOf(app, await client.people.get(id))?.data.person ?? null, [id]);
-  const [memberships, reloadMemberships] = useLoad(async () => dataOf(app, await client.people.memberships(id, { limit: 200 }))?.data.memberships ?? null, [id]);
-  // The role types came with the sign-in (GET /user/access).
-  const roles = app.session.roleTypes;
-  // "End membership" asks for the day (today unless changed), then asks again naming what it does.
-  const [ending, setEnding] = useState<{ id: number; on: string } | null>(null);
-  if (!person) return <p aria-busy="true">…</p>;
-
-  const end = async (membership: { id: number; group_id: number }, on: string) => {
-    const group = session.access.groups.get(membership.group_id)?.name ?? String(membership.group_id);
-    if (!confirm(words.confirmEndMembership(person.firstname, group, formatDate(`${on}T12:00:00Z`, language, 'UTC')))) return;
-    if (!dataOf(app, await client.memberships.update(membership.id, { end_on: on }))) return;
-    setEnding(null);
-    app.announce(words.membershipEnded(person.firstname, group));
-    reloadMemberships();
-  };
-  const roleOf = (key: string) => roles?.find((role) => role.key === key);
-  const roleLabelOf = (key: string) => {
-    const role = roleOf(key);
-    return role ? roleTypeLabel(role, language) : key;
-  };
-  // Open-ended, and a role no higher than the caller's own there.
-  const endable = (m: { group_id: number; role_type: string; end_on: string | null }) => {
-    const role = roleOf(m.role_type);
-    return m.end_on === null && role !== undefined && covers(session.access.permissionOn(m.group_id), role.permission) && session.access.atLeast(m.group_id, 'write');
-  };
-  const day = (value: string) => formatDate(`${value}T12:00:00Z`, language, 'UTC');
+  const { words } = app;
+  const [loaded, reload] = useLoad(async () => {
+    const read = await readPerson(id);
+    return read.data ? read : (dataOf(app, read.result), null);
+  }, [id]);
+  const [read, setRead] = useState<ReadPerson | null>(null);
+  useEffect(() => setRead(loaded?.data ? { person: loaded.data.person, etag: loaded.etag } : null), [loaded]);
+  if (!loaded?.data || !read) return <p aria-busy="true">…</p>;
+  const data = loaded.data;
+  const can = data.can!;
+  const { person } = read;
+  const kind: ProfileKind = can.change_login ? PERSON : { ...PERSON, locked: { keys: ['email'], hint: words.loginFieldsLocked } };
+  const heading = (
+    <h1 id="person-title" tabIndex={-1}>
+      {person.firstname} {person.lastname}
+    </h1>
+  );
 
   return (
     <>
-      <section class="card">
-        <h1 tabIndex={-1}>
-          {person.firstname} {person.lastname}
-        </h1>
-        <dl class="facts">
-          {person.email && (
-            <>
-              <dt>{words.email}</dt>
-              <dd>{person.email}</dd>
-            </>
-          )}
-          {person.birthday && (
-            <>
-              <dt>{words.birthday}</dt>
-              <dd>{day(person.birthday)}</dd>
-            </>
-          )}
-          {person.city && (
-            <>
-              <dt>{words.city}</dt>
-              <dd>{person.city}</dd>
-            </>
-          )}
-        </dl>
-      </section>
-      <section class="card">
-        <h2>{words.memberships}</h2>
-        <ul class="list">
-          {(memberships ?? []).map((m) => (
-            <li key={m.id}>
-              <a href={`#/groups/${m.group_id}`}>{session.access.groups.get(m.group_id)?.name ?? m.group_id}</a> · {roleLabelOf(m.role_type)} ·{' '}
-              {words.since} {day(m.start_on)}
-              {m.end_on && ` – ${day(m.end_on)}`}
-              {endable(m) && ending?.id !== m.id && (
-                <button type="button" class="link" onClick={() => setEnding({ id: m.id, on: session.today })}>
-                  {words.endMembership}
-                </button>
-              )}
-              {ending?.id === m.id && (
-                <form
-                  class="inline-form"
-                  onSubmit={(e) => {
-                    e.preventDefault();
-                    void end(m, ending.on);
-                  }}
-                >
-                  <label>
-                    {words.endOn}
-                    <input type="date" required min={m.start_on} value={ending.on} onInput={(e) => setEnding({ id: m.id, on: (e.target as HTMLInputElement).value })} />
-                  </label>
-                  <div class="actions">
-                    <button type="submit">{words.endMembership}</button>
-                    <button type="button" class="link" onClick={() => setEnding(null)}>
-                      {words.cancel}
-                    </button>
-                  </div>
-                </form>
-              )}
-            </li>
-          ))}
-        </ul>
-      </section>
-      <OnDemand title={words.guardians} load={async () => dataOf(app, await client.people.guardians(id))?.data.guardians ?? null}>
-        {(guardians) =>
-          guardians.length > 0 ? (
-            <ul class="list">
-              {guardians.map((g) => (
-                <li key={g.id}>
-                  <a href={`#/people/${g.id}`}>
-                    {g.firstname} {g.lastname}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <p class="muted">{words.nothing}</p>
-          )
-        }
-      </OnDemand>
-      <OnDemand title={words.participations} load={() => participationsWithEvents(app, id)}>
-        {(participations) =>
-          participations.length > 0 ? (
-            <ul class="list">
-              {participations.map(({ participation: p, eventName }) => (
-                <li key={p.id}>
-                  {eventName === undefined ? <EventLink id={p.event_id} /> : <a href={`#/events/${p.event_id}`}>{eventName}</a>} · {words[p.state]}
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <p class="muted">{words.nothing}</p>
-          )
-        }
-      </OnDemand>
-      {/* Only those who may change the person read their history: a 403 is said like any refusal. */}
-      <OnDemand title={words.history} load={async () => dataOf(app, await client.changes.ofPerson(id, { limit: 20 }))?.data.changes ?? null}>
-        {(history) =>
-          history.length > 0 ? (
-            <ul class="list">
-              {history.map((change) => (
-                <li key={change.seq}>
-                  {formatMoment(change.at, language, session.timeZone)} · {words.changeOf(change.entity, change.action)}
-                  {change.actor && ` · ${change.actor.firstname} ${change.actor.lastname}`}
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <p class="muted">{words.nothing}</p>
-          )
-        }
-      </OnDemand>
+      {can.update ? (
+        <ProfileEditor read={read} kind={kind} onSaved={setRead} onStale={reload} labelledBy="person-title">
+          {heading}
+        </ProfileEditor>
+      ) : (
+        <section class="card">
+          {heading}
+          <Facts person={person} />
+        </section>
+      )}
+      {(can.change_login || can.set_password) && <Login data={{ ...data, person }} onChanged={reload} />}
+      <MembershipsCard person={person} memberships={data.memberships ?? []} onChanged={reload} />
+      <GuardiansCard person={person} guardians={data.guardians ?? []} mayChange={can.add_guardian} onChanged={reload} />
+      {(data.wards ?? []).length > 0 && (
+        <section class="card">
+          <h2>{words.wardsOf(person.firstname)}</h2>
+          <ul class="list">
+            {data.wards!.map((ward) => (
+              <li key={ward.id}>
+                <a href={`#/people/${ward.id}`}>
+                  {ward.firstname} {ward.lastname}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <Participations participations={data.participations ?? []} />
+      <History id={id} />
     </>
   );
 }
 
+/** What a reader who may not change the person sees of them. */
+function Facts({ person }: { person: ReadPerson['person'] }) {
+  const { words, language } = useApp();
+  const facts: [string, string | null][] = [
+    [words.email, person.email],
+    [words.birthday, person.birthday && formatDate(`${person.birthday}T12:00:00Z`, language, 'UTC')],
+    [words.phonenumber, person.phonenumber],
+    [words.phonenumberMobile, person.phonenumber_mobile],
+    [words.city, [person.zip, person.city].filter(Boolean).join(' ') || null],
+  ];
+  return (
+    <dl class="facts">
+      {facts
+        .filter(([, value]) => value)
+        .map(([label, value]) => (
+          <>
+            <dt>{label}</dt>
+            <dd>{value}</dd>
+          </>
+        ))}
+    </dl>
+  );
+}
+
 /**
- * A part of a page read when it is opened: the page view itself stays within two requests (the
- * person and their memberships), and what is rarely looked at costs nothing until it is.
+ * The login, for readers who may change it (the person, the tenant's administrators): a new
+ * username or password, or a first login (username and password) given by an administrator.
  */
+function Login({ data, onChanged }: { data: PersonData; onChanged: () => void }) {
+  const app = useApp();
+  const { words } = app;
+  const { person } = data;
+  const can = data.can!;
+  const [username, setUsername] = useState(person.username ?? '');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const form = useFirstErrorFocus(errors);
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const changes = {
+      ...(can.change_login && username !== (person.username ?? '') ? { username } : {}),
+      ...(can.set_password && password !== '' ? { password } : {}),
+    };
+    if (Object.keys(changes).length === 0) return;
+    if (!answerFor(app, await client.people.update(person.id, changes), setErrors)) return;
+    setPassword('');
+    app.announce(person.has_login ? words.loginChanged(person.firstname) : words.loginGiven(person.firstname));
+    onChanged();
+  };
+  return (
+    <form class="card" onSubmit={save} ref={form} aria-labelledby="login-title">
+      <h2 id="login-title">{person.has_login ? words.loginTitle : words.giveLogin}</h2>
+      {!person.has_login && <p class="muted">{words.giveLoginHint}</p>}
+      <FormErrors errors={errors} shown={['username', 'password']} />
+      <Field label={words.username} name="username" value={username} readOnly={!can.change_login} errors={errors.username} autocomplete="off" onInput={setUsername} />
+      {can.set_password && (
+        <Field label={person.has_login ? words.newPassword : words.password} name="new_password" type="password" value={password} errors={errors.password} autocomplete="new-password" onInput={setPassword} />
+      )}
+      <div class="actions">
+        <button type="submit">{person.has_login ? words.changeLogin : words.giveLogin}</button>
+      </div>
+    </form>
+  );
+}
+
+function Participations({ participations }: { participations: NonNullable<PersonData['participations']> }) {
+  const { words, language, session } = useApp();
+  // Soonest first: what is coming matters most on a person's page.
+  const sorted = [...participations].sort((a, b) => (a.event.starts_at < b.event.starts_at ? 1 : a.event.starts_at > b.event.starts_at ? -1 : a.id - b.id));
+  return (
+    <section class="card">
+      <h2>{words.participations}</h2>
+      {sorted.length > 0 ? (
+        <ul class="list">
+          {sorted.map((p) => (
+            <li key={p.id}>
+              <a href={`#/events/${p.event.id}`}>{p.event.name}</a> <span class="muted">{formatMoment(p.event.starts_at, language, session.timeZone)}</span> · {words[p.state]}
+              {p.state === 'waitlisted' && p.waitlist_position !== null && ` (${words.placeOnList(p.waitlist_position)})`}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">{words.nothing}</p>
+      )}
+    </section>
+  );
+}
+
+/** Only those who may change the person read their history: read when opened (a refusal is said like any). */
+function History({ id }: { id: number }) {
+  const app = useApp();
+  const { words, language, session } = app;
+  return (
+    <OnDemand title={words.history} load={async () => dataOf(app, await client.changes.ofPerson(id, { limit: 50 }))?.data.changes ?? null}>
+      {(history) =>
+        history.length > 0 ? (
+          <ul class="list">
+            {history.map((change) => (
+              <li key={change.seq}>
+                {formatMoment(change.at, language, session.timeZone)} · {words.changeOf(change.entity, change.action)}
+                {change.actor && ` · ${change.actor.firstname} ${change.actor.lastname}`}
+                {change.changes && Object.keys(change.changes).length > 0 && <span class="muted"> · {Object.keys(change.changes).join(', ')}</span>}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p class="muted">{words.nothing}</p>
+        )
+      }
+    </OnDemand>
+  );
+}
+
+/** A part of a page read when it is opened: what is rarely looked at costs no request until it is. */
 function OnDemand<T>({ title, load, children }: { title: string; load: () => Promise<T | null>; children: (value: T) => JSX.Element }) {
   const [open, setOpen] = useState(false);
   const [value] = useLoad(async () => (open ? load() : null), [open]);
@@ -171,19 +206,4 @@ function OnDemand<T>({ title, load, children }: { title: string; load: () => Pro
       {open && (value === null ? <p aria-busy="true">…</p> : children(value))}
     </details>
   );
-}
-
-/**
- * A person's registrations with their events' names: the names from one page of the events the
- * caller sees (those of the last year and to come), an event beyond it by its own request.
- */
-async function participationsWithEvents(app: Pick<App, 'report'>, personId: number) {
-  const [participations, events] = await Promise.all([
-    client.participations.ofPerson(personId, { limit: 50 }),
-    client.events.list({ from: new Date(Date.now() - 365 * 86_400_000).toISOString(), limit: 200 }),
-  ]);
-  const list = dataOf(app, participations)?.data.participations;
-  if (!list) return null;
-  const names = new Map((events.data?.data.events ?? []).map((event) => [event.id, event.name]));
-  return list.map((participation) => ({ participation, eventName: names.get(participation.event_id) }));
 }
