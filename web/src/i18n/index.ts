@@ -90,3 +90,9 @@ export function zonedToIso(local: string, timeZone: string): string {
   const first = wall - offsetMs(wall, timeZone);
   return new Date(wall - offsetMs(first, timeZone)).toISOString();
 }
+
+/** A moment (ISO) as the wall-clock time a form shows for it in the tenant's time zone ("2026-07-01T09:00"): the reverse of zonedToIso. */
+export function isoToZoned(iso: string, timeZone: string): string {
+  const utcMs = new Date(iso).getTime();
+  return new Date(utcMs + offsetMs(utcMs, timeZone)).toISOString().slice(0, 16);
+}

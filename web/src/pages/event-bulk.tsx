@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { validationErrors, type FieldErrors } from '../components/field.js';
+import { validationErrors } from '../components/field.js';
 import { useApp } from '../context.js';
-import { translateApiMessages } from '../i18n/api-messages.js';
+import { namedRefusals, Refusals } from '../components/refusals.js';
 import { client, troubleOf } from '../session.js';
 import type { Participation } from './event.js';
 
@@ -33,30 +33,6 @@ function useBulkChange(eventId: number, participations: Participation[], onChang
     }
   };
   return { send, refusals, busy };
-}
-
-/**
- * "Kim Kid: The event is full." for each refused item of a bulk request (keyed `<list>.<i>...`),
- * its person found by the item's index; a refusal of no item as it is.
- */
-function namedRefusals(errors: FieldErrors, personAt: (index: number) => Candidate | undefined, language: Parameters<typeof translateApiMessages>[1]): string[] {
-  return Object.entries(errors).map(([key, messages]) => {
-    const index = /^\w+\.(\d+)/.exec(key)?.[1];
-    const person = index === undefined ? undefined : personAt(Number(index));
-    const text = translateApiMessages(messages, language);
-    return person ? `${person.firstname} ${person.lastname}: ${text}` : text;
-  });
-}
-
-function Refusals({ refusals }: { refusals: string[] }) {
-  if (refusals.length === 0) return null;
-  return (
-    <div class="error" role="alert">
-      {refusals.map((line) => (
-        <p key={line}>{line}</p>
-      ))}
-    </div>
-  );
 }
 
 /** The pending registrations, several approved or rejected at once (a decision, not a loss: no question). */

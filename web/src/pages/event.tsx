@@ -28,9 +28,9 @@ export type Participation = {
 
 /**
  * An event: what it is, the family's registrations (states, waiting-list places, cancel) and who of
- * them may register; for its managers the participant list with state changes, the summary and
- * the CSV download. Two requests: the event, and the family's agenda at its time (or, for
- * managers, the participant list).
+ * them may register; for its managers the participant list with state changes, the summary,
+ * the XLSX and CSV downloads, and the ways to edit, copy and print it. Two requests: the event,
+ * and the family's agenda at its time (or, for managers, the participant list).
  */
 export function EventPage({ id }: { id: number }) {
   const app = useApp();
@@ -98,6 +98,19 @@ export function EventPage({ id }: { id: number }) {
         </p>
         {event.description && <p>{event.description}</p>}
         <p data-testid="places">{words.places(event.participants_count, event.capacity)}</p>
+        {manager && (
+          <div class="actions">
+            <a class="button-link" href={`#/events/${id}/edit`}>
+              {words.editEvent}
+            </a>
+            <a class="button-link" href={`#/events/${id}/copy`}>
+              {words.copyEvent}
+            </a>
+            <a class="button-link" href={`#/events/${id}/print`}>
+              {words.printView}
+            </a>
+          </div>
+        )}
         {mine.length > 0 && (
           <ul class="list" aria-label={words.registrations}>
             {mine.map((entry) => (
@@ -203,9 +216,15 @@ function Participants({ eventId, participations, onSetState }: { eventId: number
         </tbody>
       </table>
       </div>
-      <button type="button" class="secondary-dark" onClick={() => void download()}>
-        {words.downloadCsv}
-      </button>
+      <div class="actions">
+        {/* A plain link: the browser sends the session cookie with a GET and saves the file it answers. */}
+        <a class="button-link" href={`/api/events/${eventId}/participations?format=xlsx`} download>
+          {words.downloadXlsx}
+        </a>
+        <button type="button" class="secondary-dark" onClick={() => void download()}>
+          {words.downloadCsv}
+        </button>
+      </div>
     </section>
   );
 }

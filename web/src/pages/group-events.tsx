@@ -1,11 +1,10 @@
 import { useState } from 'preact/hooks';
-import { answerFor, Field, FormErrors, useFirstErrorFocus, type FieldErrors } from '../components/field.js';
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
-import { formatMoment, zonedToIso } from '../i18n/index.js';
+import { formatMoment } from '../i18n/index.js';
 import { client } from '../session.js';
 
-/** A group's events, upcoming and past; its leaders create one here. */
+/** A group's events, upcoming and past; its leaders go from here to the form for a new one. */
 export function GroupEvents({ groupId, canWrite }: { groupId: number; canWrite: boolean }) {
   const app = useApp();
   const { words, language, session } = app;
@@ -18,22 +17,6 @@ export function GroupEvents({ groupId, canWrite }: { groupId: number; canWrite: 
     const list = dataOf(app, await client.events.list({ group_id: groupId, ...range, limit: 50 }))?.data.events ?? null;
     return list && when === 'past' ? list.filter((event) => event.ends_at < now).reverse() : list;
   }, [groupId, when]);
-  const [name, setName] = useState('');
-  const [startsAt, setStartsAt] = useState('');
-  const [endsAt, setEndsAt] = useState('');
-  const [capacity, setCapacity] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const form = useFirstErrorFocus(errors);
-  const create = async (event: Event) => {
-    event.preventDefault();
-    const moment = (local: string) => zonedToIso(local, session.timeZone);
-    const created = answerFor(
-      app,
-      await client.events.create({ group_id: groupId, name, starts_at: moment(startsAt), ends_at: moment(endsAt), ...(capacity ? { capacity: Number(capacity) } : {}) }),
-      setErrors,
-    );
-    if (created) app.announce(words.eventCreated, `/events/${created.data.event.id}`);
-  };
   return (
     <section class="card">
       <h2>{words.events}</h2>
@@ -56,15 +39,9 @@ export function GroupEvents({ groupId, canWrite }: { groupId: number; canWrite: 
         <p class="muted">{words.nothing}</p>
       )}
       {canWrite && (
-        <form class="inline-form" onSubmit={create} ref={form}>
-          <h3>{words.newEvent}</h3>
-          <FormErrors errors={errors} shown={['name', 'starts_at', 'ends_at', 'capacity']} />
-          <Field label={words.name} name="event_name" required value={name} errors={errors.name} onInput={setName} />
-          <Field label={words.inTimeZone(words.startsAt, session.timeZone)} name="starts_at" type="datetime-local" required value={startsAt} errors={errors.starts_at} onInput={setStartsAt} />
-          <Field label={words.inTimeZone(words.endsAt, session.timeZone)} name="ends_at" type="datetime-local" required value={endsAt} errors={errors.ends_at} onInput={setEndsAt} />
-          <Field label={words.capacity} name="capacity" type="number" min="1" value={capacity} errors={errors.capacity} onInput={setCapacity} />
-          <button type="submit">{words.create}</button>
-        </form>
+        <a class="button-link" href={`#/groups/${groupId}/events/new`}>
+          {words.newEvent}
+        </a>
       )}
     </section>
   );

@@ -54,7 +54,7 @@ export function MembershipsCard({ person, memberships, onChanged }: { person: Pe
       {m.end_on && ` – ${day(m.end_on)}`}
       {manages(m) && ending?.id !== m.id && (
         <span class="row-actions">
-          {(m.end_on === null || m.end_on > session.today) && (
+          {m.end_on === null && (
             <button type="button" class="link" onClick={() => setEnding({ id: m.id, on: session.today })}>
               {words.endMembership}
             </button>
