@@ -40,6 +40,7 @@ import userRoutes from './modules/users/routes.js';
 import groupRoutes from './modules/groups/routes.js';
 import roleTypeRoutes from './modules/role-types/routes.js';
 import membershipRoutes from './modules/memberships/routes.js';
+import memberRoutes from './modules/members/routes.js';
 import peopleRoutes from './modules/people/routes.js';
 import peopleImportRoutes from './modules/people-import/routes.js';
 import userExportRoutes from './modules/user-export/routes.js';
@@ -211,6 +212,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(groupRoutes, resources);
       await api.register(roleTypeRoutes, resources);
       await api.register(membershipRoutes, resources);
+      await api.register(memberRoutes, resources);
       // The CSV import takes text/csv with its own limit: a plugin of its own, so no other route does.
       await api.register(peopleImportRoutes, { accessOf: resources.accessOf, bodyLimit: config.importBodyLimit, maxRows: config.importMaxRows });
       // GET /user/export gathers the person's data from every module.

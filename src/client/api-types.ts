@@ -457,7 +457,7 @@ export interface paths {
         };
         /**
          * List people
-         * @description The people the caller sees (never refused); with `Accept: text/csv` the whole list as a CSV file (attachment). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.
+         * @description The people the caller sees (never refused); with `format=csv|xlsx` (or that `Accept`) the whole list as a file (attachment). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.
          */
         get: operations["listPeople"];
         put?: never;
@@ -8008,6 +8008,8 @@ export interface operations {
                 is_vegetarian?: boolean;
                 can_swimm?: boolean;
                 sort?: "name" | "-updated_at" | "id";
+                /** @description json, csv, xlsx; wins over Accept */
+                format?: "json" | "csv" | "xlsx";
                 limit?: number;
                 cursor?: string;
             };
@@ -8017,7 +8019,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON, or with `Accept: text/csv` a CSV file (attachment) */
+            /** @description JSON; or a file (attachment): CSV with `format=csv` or `Accept: text/csv`, XLSX with `format=xlsx` or `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` */
             200: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -8062,6 +8064,7 @@ export interface operations {
                         };
                     };
                     "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description Missing, malformed, unknown, revoked or expired token */

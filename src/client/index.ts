@@ -118,7 +118,8 @@ export function createClient(options: ClientOptions) {
       memberships: (id: number, query: Query<'listGroupMemberships'> = {}) =>
         api.GET('/groups/{id}/memberships', { params: { path: { id }, query } }),
       /** The group's members (`read` on the group), each with the memberships the filters select; the first page adds `total`. */
-      members: (id: number, query: Query<'listGroupMembers'> = {}) => api.GET('/groups/{id}/members', { params: { path: { id }, query } }),
+      members: (id: number, query: Omit<Query<'listGroupMembers'>, 'format'> = {}) =>
+        json<JsonOf<'listGroupMembers'>>()(api.GET('/groups/{id}/members', { params: { path: { id }, query } })),
       /** The whole members list as a CSV or XLSX file (every page at once). */
       async membersFile(id: number, format: 'csv' | 'xlsx', query: Omit<Query<'listGroupMembers'>, 'format' | 'limit' | 'cursor'> = {}) {
         const result = await api.GET('/groups/{id}/members', { params: { path: { id }, query: { ...query, format } }, parseAs: 'blob' });
@@ -233,6 +234,9 @@ type Body<Op extends keyof operations> = operations[Op] extends { requestBody: {
  */
 type FormAnswer<Result, Data> = Promise<Omit<Awaited<Result>, 'data'> & { data?: { success: true; message: string; data: Data } }>;
 const form = <Data>() => <Result>(call: Promise<Result>) => call as unknown as FormAnswer<Result, Data>;
+/** A list that also answers as files, called for its JSON (no `format`; the client asks for JSON). */
+const json = <Data>() => <Result>(call: Promise<Result>) => call as unknown as Promise<Omit<Awaited<Result>, 'data'> & { data?: Data }>;
+type JsonOf<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { 'application/json': infer J } } } } ? J : never;
 type SingleForm<B> = Extract<B, { person_id: number }>;
 type BulkForm<B> = Extract<B, { person_ids: number[] }>;
 type ParticipationItem = operations['updateEventParticipations']['responses'][200]['content']['application/json']['data']['participations'][number];

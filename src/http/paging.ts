@@ -98,7 +98,8 @@ export function createCursorCodec(secret: Buffer, scope = ''): CursorCodec {
  */
 export function cursorScope(tenant: string, query: Record<string, unknown>): string {
   const filters = Object.keys(query)
-    .filter((name) => name !== 'cursor' && name !== 'limit' && query[name] !== undefined)
+    // The answer's form is no filter: a file goes on from a cursor of the JSON pages.
+    .filter((name) => name !== 'cursor' && name !== 'limit' && name !== 'format' && query[name] !== undefined)
     .sort()
     .map((name) => [name, query[name]]);
   return JSON.stringify([tenant, filters]);

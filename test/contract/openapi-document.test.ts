@@ -37,7 +37,7 @@ describe('the OpenAPI document', () => {
       'DELETE /events/{id}', 'DELETE /groups/{id}', 'DELETE /memberships/{id}', 'DELETE /people/{id}', 'DELETE /people/{id}/guardians/{guardian_id}',
       'DELETE /role-types/{key}', 'DELETE /session', 'DELETE /tokens', 'DELETE /tokens/{id}', 'DELETE /webhooks/{id}', 'GET /changes', 'GET /csrf-cookie', 'GET /events', 'GET /events/{id}', 'GET /events/{id}/history', 'GET /events/{id}/participations',
       'GET /events/{id}/summary', 'GET /groups', 'GET /groups/{id}', 'GET /groups/{id}/history',
-      'GET /groups/{id}/memberships', 'GET /people', 'GET /people/{id}', 'GET /people/{id}/guardians', 'GET /people/{id}/history', 'GET /people/{id}/memberships',
+      'GET /groups/{id}/members', 'GET /groups/{id}/memberships', 'GET /people', 'GET /people/{id}', 'GET /people/{id}/guardians', 'GET /people/{id}/history', 'GET /people/{id}/memberships',
       'GET /people/{id}/participations',
       'GET /role-types', 'GET /tenant', 'GET /tokens', 'GET /user', 'GET /user/access', 'GET /user/agenda', 'GET /user/export', 'GET /user/wards',
       'GET /webhooks', 'GET /webhooks/{id}', 'GET /webhooks/{id}/deliveries', 'PATCH /events/{id}', 'PATCH /events/{id}/participations', 'PATCH /groups/{id}', 'PATCH /memberships', 'PATCH /memberships/{id}',
@@ -46,8 +46,9 @@ describe('the OpenAPI document', () => {
       'POST /people', 'POST /people/import', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /session', 'POST /tokens',
       'POST /webhooks', 'POST /webhooks/{id}/test', 'PUT /user/password',
     ]);
-    // A list that answers CSV too documents both.
-    expect(Object.keys(document.paths['/events/{id}/participations'].get.responses['200'].content)).toEqual(['application/json', 'text/csv']);
+    // A list that answers files too documents each form.
+    const xlsx = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+    expect(Object.keys(document.paths['/events/{id}/participations'].get.responses['200'].content)).toEqual(['application/json', 'text/csv', xlsx]);
     expect(document.paths['/events'].post.tags).toEqual(['events']);
     // Each new resource under its own tag, marked as an extension.
     expect(document.paths['/groups'].get.tags).toEqual(['groups']);

@@ -84,7 +84,7 @@ describe('the OpenAPI document declares the headers and path ids', () => {
     expect(document.paths['/tokens'].post.responses['201'].headers['Idempotent-Replayed']).toBeUndefined();
   });
 
-  it('declares Content-Disposition on the CSV answers: the participant list and the people export', () => {
+  it('declares Content-Disposition on the file answers: the participant list, the people export and the members list', () => {
     const withDisposition = operationsOf(document).flatMap(({ key, operation }) =>
       Object.entries(operation.responses as Document)
         .filter(([, response]) => response.headers['Content-Disposition'] !== undefined)
@@ -93,7 +93,7 @@ describe('the OpenAPI document declares the headers and path ids', () => {
           return `${key} ${status}`;
         }),
     );
-    expect(withDisposition.sort()).toEqual(['GET /events/{id}/participations 200', 'GET /people 200']);
+    expect(withDisposition.sort()).toEqual(['GET /events/{id}/participations 200', 'GET /groups/{id}/members 200', 'GET /people 200']);
     expect(document.paths['/events/{id}/participations'].get.responses['200'].headers['Content-Disposition'].description).toMatch(/attachment/);
   });
 

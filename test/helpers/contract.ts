@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
+import { XLSX_MEDIA_TYPE } from '../../src/lib/xlsx.js';
 
 /**
  * Checks an answer against the OpenAPI document: a documented status for that operation, and a
@@ -61,6 +62,10 @@ export function checkContract(document: Document, method: string, url: string, a
   const contentType = String(answer.headers['content-type'] ?? '').split(';')[0]?.trim();
   if (contentType === 'text/csv') {
     if (!response.content?.['text/csv']) throw new Error(`contract: ${where} answered CSV, which the document does not list`);
+    return;
+  }
+  if (contentType === XLSX_MEDIA_TYPE) {
+    if (!response.content?.[XLSX_MEDIA_TYPE]) throw new Error(`contract: ${where} answered XLSX, which the document does not list`);
     return;
   }
   const schema = response.content?.['application/json']?.schema;

@@ -7,13 +7,13 @@ import { atLeast } from '../permissions/levels.js';
 import { errors } from '../../errors.js';
 import { callerOf } from '../../http/auth.js';
 import { beforeBody, IdParams, ok } from '../../http/before-body.js';
-import { JsonOrCsv, sendCsv, wantsCsv } from '../../http/csv.js';
+import { downloadFormatOf, JsonOrFiles, sendDownload } from '../../http/download-format.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
 import { Envelope } from '../../http/schemas.js';
 import { requireVisibleEvent, viewerOf } from '../events/rules.js';
 import { guardiansOfWards, householdOf, type Access, canSeePerson } from '../permissions/rules.js';
-import { participantsCsv } from './csv.js';
+import { PARTICIPANT_COLUMNS, participantsDownload } from './csv.js';
 import { listEventParticipations, listPersonParticipations, participantKey, personExists } from './queries.js';
 import { changeParticipation, register, requireVisibleParticipation, summaryOf } from './rules.js';
 import { changeMany, registerMany, requireManager } from './bulk.js';
@@ -27,6 +27,7 @@ import {
   ParticipationChangeListSchema,
   EventParticipationsQuery,
   NewParticipationSchema,
+  PARTICIPATION_FORMATS,
   ParticipationSchema,
   ParticipationUpdateSchema,
   PersonParticipationsQuery,
@@ -147,9 +148,15 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
         operationId: 'listEventParticipations',
         summary: "An event's participations",
         description:
-          'Managers see all, others their own and their wards\'. Filters `state`, `role`. Ordered by state (accepted, pending, waitlisted by place, rejected, cancelled), then name, then id; `sort=name` by name, `sort=created` in the order of registration. `include=details` (managers; others 403): each person adds is_vegetarian, can_swimm, birthday and guardians with their numbers, and the first page adds `summary` after next_cursor. With `Accept: text/csv` (managers only) every page at once, in the same order, as a CSV file: id, person_id, firstname, lastname, role, state, waitlist_position, attended, is_vegetarian, can_swimm, email, phonenumber, phonenumber_mobile, notes.',
+          'Managers see all, others their own and their wards\'. Filters `state`, `role`. Ordered by state (accepted, pending, waitlisted by place, rejected, cancelled), then name, then id; `sort=name` by name, `sort=created` in the order of registration. `include=details` (managers; others 403): each person adds is_vegetarian, can_swimm, birthday and guardians with their numbers, and the first page adds `summary` after next_cursor. As a file (managers only; `format=csv|xlsx`, or `Accept: text/csv` or the XLSX type) every page at once from `cursor` on, in the same order: CSV event-<id>-participants.csv with id, person_id, firstname, lastname, role, state, waitlist_position, attended, is_vegetarian, can_swimm, email, phonenumber, phonenumber_mobile, notes; XLSX participations-<id>.xlsx with the same columns, then guardians (names and numbers).',
         querystring: EventParticipationsQuery,
-        response: { 200: JsonOrCsv(ParticipationList, 'The participant list'), 403: forbidden },
+        response: {
+          200: JsonOrFiles(ParticipationList, {
+            csv: `The participant list, one row a participation: ${PARTICIPANT_COLUMNS.join(', ')}. File name event-<event id>-participants.csv.`,
+            xlsx: `The participant list: the CSV's columns, then guardians (each guardian's name and numbers, separated by "; "). File name participations-<event id>.xlsx.`,
+          }),
+          403: forbidden,
+        },
       },
     },
     async (request, reply) => {
@@ -169,10 +176,11 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
       // A cursor belongs to one order of the list.
       const list = `event-participations:${Number(event.id)}:${order}`;
       const after = query.cursor === undefined ? null : cursors.decode(list, query.cursor);
-      if (wantsCsv(request)) {
+      const format = downloadFormatOf(request, PARTICIPATION_FORMATS, query.format);
+      if (format !== 'json') {
         if (!manager) throw errors.unauthorized();
         // As the people CSV: every page from `cursor` on (an unknown cursor is 422).
-        return sendCsv(reply, `event-${Number(event.id)}-participants.csv`, await participantsCsv(request.tenant.db, Number(event.id), filters, order, after));
+        return sendDownload(reply, format, participantsDownload(request.tenant.db, Number(event.id), filters, order, after, format));
       }
       const limit = limitOf(query);
       const rows = await listEventParticipations(request.tenant.db, Number(event.id), filters, order, after, limit);

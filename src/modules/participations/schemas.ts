@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { PagingQuery } from '../../http/paging.js';
+import { FormatParameter } from '../../http/download-format.js';
 import { Timestamp } from '../../http/schemas.js';
 import { toApiTimestamp } from '../../lib/time.js';
 import { fieldMessages } from '../../errors.js';
@@ -68,12 +69,16 @@ export const ParticipationUpdateSchema = Type.Object({
 });
 export type ParticipationUpdate = Static<typeof ParticipationUpdateSchema>;
 
+/** The forms of the participant list: JSON, and for managers CSV and XLSX files. */
+export const PARTICIPATION_FORMATS = ['json', 'csv', 'xlsx'] as const;
+
 export const EventParticipationsQuery = Type.Object(
   {
     state: Type.Optional(State),
     role: Type.Optional(Role),
     sort: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('created')], { description: 'Default: by state (accepted, pending, waitlisted by place, rejected, cancelled), then name' })),
     include: Type.Optional(Type.Literal('details', { description: "Managers: each person's answers for the kitchen and the lifeguard, birthday and guardians; the first page adds `summary`" })),
+    format: FormatParameter(PARTICIPATION_FORMATS),
     ...PagingQuery,
   },
   { additionalProperties: false },

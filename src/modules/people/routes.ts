@@ -11,10 +11,10 @@ import { callerOf } from '../../http/auth.js';
 import { requireCaller } from '../../http/caller.js';
 import { errors, fieldMessages } from '../../errors.js';
 import { PERSON_INCLUDES, PersonIncludesSchema, personIncludes, type PersonInclude } from './includes.js';
-import { JsonOrCsv, sendCsv, wantsCsv } from '../../http/csv.js';
+import { downloadFormatOf, JsonOrFiles, sendDownload } from '../../http/download-format.js';
 import { personJson, type PersonJsonMemory } from './json-memory.js';
 import { listWards, sortNamesOf, type PeopleColumns } from './queries.js';
-import { PERSON_COLUMNS, peopleCsv, peopleCsvName, peopleSelection } from './csv.js';
+import { PERSON_COLUMNS, peopleDownload, peopleSelection } from './csv.js';
 import {
   addGuardian,
   changePerson,
@@ -28,7 +28,7 @@ import {
   requireVisiblePerson,
 } from './rules.js';
 import { bodyCheckedBy } from '../../http/json-body.js';
-import { checkGuardianLink, checkNewPerson, GuardianLinkSchema, NewPersonSchema, PeopleQuery, PersonSchema, PersonUpdateSchema, toApiPerson } from './schemas.js';
+import { checkGuardianLink, checkNewPerson, GuardianLinkSchema, NewPersonSchema, PEOPLE_FORMATS, PeopleQuery, PersonSchema, PersonUpdateSchema, toApiPerson } from './schemas.js';
 import { RECORD_FIELDS, refuseFields } from '../users/schemas.js';
 import type { GroupRow } from '../../db/types.js';
 import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
@@ -73,24 +73,25 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
         operationId: 'listPeople',
         summary: 'List people',
         description:
-          'The people the caller sees (never refused); with `Accept: text/csv` the whole list as a CSV file (attachment). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.',
+          'The people the caller sees (never refused); with `format=csv|xlsx` (or that `Accept`) the whole list as a file (attachment). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.',
         querystring: PeopleQuery,
         response: {
-          200: JsonOrCsv(
-            Envelope(Type.Object({ people: Type.Array(PersonSchema), next_cursor: NextCursor })),
-            `Every page at once (from \`cursor\` on; \`limit\` does not apply), one row a person: ${PERSON_COLUMNS.join(', ')}. File name people-<tenant's date>.csv.`,
-          ),
+          200: JsonOrFiles(Envelope(Type.Object({ people: Type.Array(PersonSchema), next_cursor: NextCursor })), {
+            csv: `Every page at once (from \`cursor\` on; \`limit\` does not apply), one row a person: ${PERSON_COLUMNS.join(', ')}. File name people-<tenant's date>.csv.`,
+            xlsx: "The same rows as the CSV in one worksheet: a bold frozen header, numbers, booleans and dates as the spreadsheet's own types. File name people-<tenant's date>.xlsx.",
+          }),
         },
       },
     },
     async (request, reply) => {
       const cursors = cursorsOf(request);
       const access = await accessOf(request);
-      if (wantsCsv(request)) {
+      const format = downloadFormatOf(request, PEOPLE_FORMATS, request.query.format);
+      if (format !== 'json') {
         const { query } = request;
         const selection = await peopleSelection(request.tenant.db, access, query);
         const after = query.cursor === undefined ? null : cursors.decode(`people:${selection.sort}`, query.cursor);
-        return sendCsv(reply, peopleCsvName(access.day), await peopleCsv(request.tenant.db, access, selection, after));
+        return sendDownload(reply, format, peopleDownload(request.tenant.db, access, selection, access.day, after));
       }
       const { db, slug } = request.tenant;
       const pageOf = <C extends PeopleColumns>(columns: C) => listPeople(db, access, request.query, limitOf(request.query), cursors, (id) => groupOf(request, id), columns);

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { FormatParameter } from '../../http/download-format.js';
 import { PagingQuery } from '../../http/paging.js';
 import { Timestamp } from '../../http/schemas.js';
 import { compileObjectValidator, StoredText, type Validation } from '../../lib/validation.js';
@@ -89,6 +90,9 @@ function withExactlyOne<T>(checked: Validation<T>, body: unknown, first: string,
   return { ok: false, fieldErrors: { ...(checked.ok ? {} : checked.fieldErrors), ...choice } };
 }
 
+/** The forms of the people list: JSON, CSV and XLSX. */
+export const PEOPLE_FORMATS = ['json', 'csv', 'xlsx'] as const;
+
 const Bool = Type.Boolean();
 export const PeopleQuery = Type.Object(
   {
@@ -102,6 +106,7 @@ export const PeopleQuery = Type.Object(
     is_vegetarian: Type.Optional(Bool),
     can_swimm: Type.Optional(Bool),
     sort: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('-updated_at'), Type.Literal('id')])),
+    format: FormatParameter(PEOPLE_FORMATS),
     ...PagingQuery,
   },
   { additionalProperties: false },

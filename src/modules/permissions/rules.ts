@@ -162,24 +162,25 @@ export function visiblePeople(eb: PeopleQuery, access: Access): Expression<SqlBo
   const readable = access.groupsWith('read');
   // `read` on the root's whole subtree sees everyone: no condition to test on each row.
   if (readable.subtreePaths.includes(access.root.path)) return sql<SqlBool>`1 = 1`;
+  // The wards by their ids alone (no join to their rows): a test of the guardianship index only.
   const wardsSeen = eb
     .selectFrom('guardianships as pw')
-    .innerJoin('users as w', 'w.id', 'pw.ward_id')
     .select(sql.lit(1).as('one'))
     .whereRef('pw.guardian_id', '=', 'p.id')
-    .where((inner) => seenDirectly(inner as unknown as PeopleQuery, access, 'w'));
-  return eb.or([seenDirectly(eb, access, 'p'), eb.exists(wardsSeen)]);
+    .where((inner) => seenDirectly(inner as unknown as PeopleQuery, access, 'pw.ward_id'));
+  return eb.or([seenDirectly(eb, access, 'p.id'), eb.exists(wardsSeen)]);
 }
 
 /**
- * Who sees a person (alias `person`) by the rules before the parents' one: themself, their
- * guardians, `read` where they are, `read` on the root for someone without an active membership.
+ * Who sees the person whose id is in column `id` by the rules before the parents' one: themself,
+ * their guardians, `read` where they are, `read` on the root for someone without an active
+ * membership.
  */
-function seenDirectly(eb: PeopleQuery, access: Access, person: 'p' | 'w'): Expression<SqlBool> {
+function seenDirectly(eb: PeopleQuery, access: Access, column: 'p.id' | 'pw.ward_id'): Expression<SqlBool> {
   const readable = access.groupsWith('read');
   const day = access.day;
-  // One condition, written once for either alias (the list's rows, or a parent's wards).
-  const id = `${person}.id` as 'p.id';
+  // One condition, written once for either column (the list's rows, or a parent's wards).
+  const id = column as 'p.id';
   const parts: Expression<SqlBool>[] = [
     eb(id, '=', access.personId),
     eb(id, 'in', eb.selectFrom('guardianships').select('ward_id').where('guardian_id', '=', access.personId)),
@@ -209,7 +210,7 @@ async function seenWithoutParents(db: TenantDb, access: Access, personIds: reado
     .selectFrom('users as p')
     .select('p.id')
     .where('p.id', 'in', [...personIds])
-    .where((eb) => seenDirectly(eb, access, 'p'))
+    .where((eb) => seenDirectly(eb, access, 'p.id'))
     .execute();
   return new Set(rows.map((row) => Number(row.id)));
 }

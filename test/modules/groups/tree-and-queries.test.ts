@@ -98,19 +98,22 @@ describe('the group tree and the conventions of every endpoint', () => {
     expect((await call('admin', 'GET', `/events/${ended}`)).json()).toEqual({ success: false, message: 'Event not found.' });
   });
 
-  it('lists only the guardians the caller sees, and answers a new guardian with its ETag', async () => {
+  it('lists the guardians to whoever sees the child (parents are reachable through their children), and answers a new guardian with its ETag', async () => {
     const troop = await group(root, 'Troop');
     const leader = await t.addUser('demo', { username: 'leader' });
     await t.grant('demo', leader.id, troop, 'leader');
     tokens.leader = await t.login('demo', 'leader', PASSWORD);
     const child = (await call('leader', 'POST', '/people', { firstname: 'Mia', lastname: 'Kid', membership: { group_id: troop, role_type: 'member' } })).json().data.person.id;
-    // A parent in another group: the admin sees them, the troop leader does not.
+    // A parent in another group: the troop leader sees them through the child, not otherwise.
     const elsewhere = await group(root, 'Parents');
     const parent = (await call('admin', 'POST', '/people', { firstname: 'Pia', lastname: 'Kid', membership: { group_id: elsewhere, role_type: 'member' } })).json().data.person.id;
     const added = await call('admin', 'POST', `/people/${child}/guardians`, { guardian_id: parent });
     expect(added.statusCode).toBe(201);
     expect(added.headers.etag).toMatch(/^"\d+"$/);
     expect((await call('admin', 'GET', `/people/${child}/guardians`)).json().data.guardians.map((p: { id: number }) => p.id)).toEqual([parent]);
-    expect((await call('leader', 'GET', `/people/${child}/guardians`)).json().data.guardians).toEqual([]);
+    expect((await call('leader', 'GET', `/people/${child}/guardians`)).json().data.guardians.map((p: { id: number }) => p.id)).toEqual([parent]);
+    expect((await call('leader', 'GET', `/people/${parent}`)).statusCode).toBe(200);
+    await call('admin', 'DELETE', `/people/${child}/guardians/${parent}`);
+    expect((await call('leader', 'GET', `/people/${parent}`)).statusCode).toBe(404);
   });
 });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toDbTimestamp } from '../../../src/lib/time.js';
 import { sortKey } from '../../../src/lib/sort-key.js';
@@ -36,7 +37,7 @@ async function addMembers(w: ImportWorld, group: number, count: number, prefix =
   }
 }
 
-describe('GET /people with Accept: text/csv', () => {
+describe('GET /people as a file (CSV, XLSX)', () => {
   let w: ImportWorld;
   beforeEach(async () => {
     w = await buildImportWorld();
@@ -110,6 +111,42 @@ describe('GET /people with Accept: text/csv', () => {
     const answer = await w.exportCsv('admin', '', 'demo', limited);
     expect(answer.statusCode).toBe(403);
     expect(answer.json()).toEqual({ success: false, message: 'Invalid ability provided.' });
+  });
+
+  it('answers XLSX for format=xlsx (or its Accept), the CSV for format=csv, and format wins over Accept', async () => {
+    await w.call('admin', 'POST', '/people', {
+      firstname: '=cmd|calc', lastname: 'Kid', birthday: '2014-03-04', zip: '08001', is_vegetarian: true, membership: { group_id: w.troop, role_type: 'member' },
+    });
+    const get = (query: string, accept = 'application/json') =>
+      w.t.app.inject({ method: 'GET', url: `/api/people?${query}`, headers: { host: hostOf('demo'), accept, authorization: `Bearer ${w.tokens.leader}` } });
+    const csv = await get('format=csv&sort=id');
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.body).toBe((await w.exportCsv('leader', 'sort=id')).body);
+    const xlsx = await get('format=xlsx&sort=id', 'text/csv');
+    expect(xlsx.statusCode).toBe(200);
+    expect(xlsx.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    expect(xlsx.headers['content-disposition']).toBe(`attachment; filename="people-${new Date().toISOString().slice(0, 10)}.xlsx"`);
+    const byAccept = await get('sort=id', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    expect(byAccept.headers['content-disposition']).toMatch(/\.xlsx"$/);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(xlsx.rawPayload as unknown as ArrayBuffer);
+    const sheet = workbook.worksheets[0]!;
+    expect(sheet.getRow(1).values).toEqual([undefined, ...COLUMNS]);
+    expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    sheet.getRow(1).eachCell((header) => expect(header.font?.bold, String(header.value)).toBe(true));
+    const rows = parse(csv.body, { columns: true }) as Record<string, string>[];
+    expect(sheet.rowCount).toBe(rows.length + 1);
+    const kid = sheet.getRow(rows.findIndex((row) => row.lastname === 'Kid') + 2);
+    const cell = (name: string) => kid.getCell(COLUMNS.indexOf(name) + 1).value;
+    expect(cell('firstname')).toBe('=cmd|calc');
+    expect(kid.getCell(COLUMNS.indexOf('firstname') + 1).formula).toBeUndefined();
+    expect(cell('zip')).toBe('08001');
+    expect(cell('is_vegetarian')).toBe(true);
+    expect(cell('birthday')).toEqual(new Date(Date.UTC(2014, 2, 4)));
+    expect(cell('id')).toBe(Number(rows.find((row) => row.lastname === 'Kid')!.id));
+    const refused = await get('format=pdf');
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().errors).toEqual({ format: ['The selected format is invalid.'] });
   });
 
   const PEOPLE = Number(process.env.EXPORT_PEOPLE ?? 100_000);

@@ -1,0 +1,55 @@
+import type { FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import { describe, expect, it } from 'vitest';
+import { downloadFormatOf, FormatParameter, JsonOrFiles } from '../../src/http/download-format.js';
+import { XLSX_MEDIA_TYPE } from '../../src/lib/xlsx.js';
+import { compileObjectValidator } from '../../src/lib/validation.js';
+
+const asking = (accept?: string) => ({ headers: accept === undefined ? {} : { accept } }) as unknown as FastifyRequest;
+const ALL = ['json', 'csv', 'xlsx'] as const;
+
+/** Which form a list answers in (http/download-format.ts). */
+describe('downloadFormatOf', () => {
+  it('answers JSON unless asked for a file', () => {
+    expect(downloadFormatOf(asking(), ALL, undefined)).toBe('json');
+    expect(downloadFormatOf(asking('application/json'), ALL, undefined)).toBe('json');
+    expect(downloadFormatOf(asking('*/*'), ALL, undefined)).toBe('json');
+  });
+
+  it('takes the first media type of Accept, in any case and with parameters', () => {
+    expect(downloadFormatOf(asking('text/csv'), ALL, undefined)).toBe('csv');
+    expect(downloadFormatOf(asking('Text/CSV; charset=utf-8, application/json'), ALL, undefined)).toBe('csv');
+    expect(downloadFormatOf(asking(`${XLSX_MEDIA_TYPE};q=1`), ALL, undefined)).toBe('xlsx');
+    // A browser's list that names CSV further down asks for the page, not the file.
+    expect(downloadFormatOf(asking('text/html,text/csv'), ALL, undefined)).toBe('json');
+  });
+
+  it('lets the format parameter win over Accept', () => {
+    expect(downloadFormatOf(asking('text/csv'), ALL, 'json')).toBe('json');
+    expect(downloadFormatOf(asking('text/csv'), ALL, 'xlsx')).toBe('xlsx');
+    expect(downloadFormatOf(asking(XLSX_MEDIA_TYPE), ALL, 'csv')).toBe('csv');
+  });
+
+  it('answers JSON to an Accept type the list does not offer', () => {
+    expect(downloadFormatOf(asking(XLSX_MEDIA_TYPE), ['json', 'csv'], undefined)).toBe('json');
+    expect(downloadFormatOf(asking('text/csv'), ['json'], undefined)).toBe('json');
+  });
+});
+
+describe('FormatParameter', () => {
+  const check = compileObjectValidator(Type.Object({ format: FormatParameter(['json', 'csv']) }, { additionalProperties: false }), { convertStrings: true });
+
+  it('takes the formats the list offers, and refuses others as "The selected format is invalid."', () => {
+    expect(check({ format: 'csv' })).toEqual({ ok: true, value: { format: 'csv' } });
+    expect(check({})).toEqual({ ok: true, value: {} });
+    for (const format of ['xlsx', 'vcf', 'CSV', '']) expect(check({ format })).toEqual({ ok: false, fieldErrors: { format: ['The selected format is invalid.'] } });
+  });
+});
+
+describe('JsonOrFiles', () => {
+  it('documents the JSON answer and both files', () => {
+    const answer = JsonOrFiles(Type.Object({}), { csv: 'the CSV', xlsx: 'the workbook' });
+    expect(Object.keys(answer.content)).toEqual(['application/json', 'text/csv', XLSX_MEDIA_TYPE]);
+    expect(answer.content[XLSX_MEDIA_TYPE]!.schema).toMatchObject({ type: 'string', format: 'binary', description: 'the workbook' });
+  });
+});
