@@ -240,13 +240,20 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     // The tree: a second patrol; the first renamed and moved below it.
     await lp.getByRole('link', { name: 'Groups' }).click();
     await lp.getByLabel('Name').fill('Wolves');
+    // With more than one group to choose from, the parent is a choice: nothing preselected.
+    await expect(lp.getByLabel('Parent group').inputValue()).resolves.toBe('');
+    await lp.getByLabel('Parent group').selectOption({ index: 1 });
+    await lp.getByLabel('Kind').fill('patrol');
     await lp.getByRole('button', { name: 'Create' }).click();
     await lp.getByRole('link', { name: 'Wolves' }).waitFor();
     await lp.getByRole('link', { name: 'Foxes' }).click();
-    const rename = lp.locator('form', { has: lp.getByRole('button', { name: 'Rename' }) });
-    await rename.getByLabel('Name').fill('Fox patrol');
-    await rename.getByRole('button', { name: 'Rename' }).click();
+    await lp.getByText('Settings').click();
+    const settings = lp.locator('form', { has: lp.getByRole('button', { name: 'Save' }) });
+    await settings.getByLabel('Name').fill('Fox patrol');
+    await settings.getByLabel('Description').fill('Tuesdays at the hut.');
+    await settings.getByRole('button', { name: 'Save' }).click();
     await lp.getByRole('heading', { name: 'Fox patrol' }).waitFor();
+    await lp.getByText('Tuesdays at the hut.').waitFor();
     // No target is preselected, and the move asks first.
     await expect(lp.getByLabel('Move below').inputValue()).resolves.toBe('');
     await lp.getByLabel('Move below').selectOption({ label: 'Wolves' });
@@ -256,6 +263,16 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
     const wolves = (await api('GET', '/groups?q=Wolves')).data.groups[0].id as number;
     await expect.poll(async () => (await api('GET', `/groups/${patrol}`)).data.group).toMatchObject({ name: 'Fox patrol', parent_id: wolves });
     await lp.getByRole('link', { name: 'Wolves' }).waitFor();
+    expect((await api('GET', `/groups/${wolves}`)).data.group).toMatchObject({ kind: 'patrol' });
+    expect((await api('GET', `/groups/${patrol}`)).data.group).toMatchObject({ description: 'Tuesdays at the hut.' });
+
+    // Wolves cannot go while Fox patrol is below it: the API's reason, beside the button.
+    await lp.getByRole('link', { name: 'Wolves' }).click();
+    await lp.getByText('Settings').click();
+    lp.once('dialog', (dialog) => void dialog.accept());
+    await lp.getByRole('button', { name: 'Delete group' }).click();
+    await lp.getByText('Not deleted: The group still has subgroups.').waitFor();
+    expect((await api('GET', `/groups/${wolves}`)).data.group.name).toBe('Wolves');
 
     // The camp is called off: one action, asked first, naming what it ends.
     await lp.goto(eventUrl);

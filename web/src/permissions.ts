@@ -11,6 +11,7 @@ export interface Group {
   parent_id: number | null;
   name: string;
   kind: string;
+  description?: string | null;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { eventWordsDe } from './events/de.js';
+import { groupWordsDe } from './groups/de.js';
 import { peopleWordsDe } from './people/de.js';
 import type { Words } from './en.js';
 
@@ -175,7 +176,8 @@ export const de: Words = {
   roleLeader: 'Leiter:in',
   roleAssistant: 'Assistenz',
   roleMember: 'Mitglied',
-  // Each area's words live beside it (events/, people/): one writer per file.
+  // Each area's words live beside it (events/, people/, groups/): one writer per file.
   ...eventWordsDe,
   ...peopleWordsDe,
+  ...groupWordsDe,
 };

@@ -1,4 +1,5 @@
 import { eventWordsEn } from './events/en.js';
+import { groupWordsEn } from './groups/en.js';
 import { peopleWordsEn } from './people/en.js';
 
 /**
@@ -179,9 +180,10 @@ export const en = {
   roleLeader: 'Leader',
   roleAssistant: 'Assistant',
   roleMember: 'Member',
-  // Each area's words live beside it (events/, people/): one writer per file.
+  // Each area's words live beside it (events/, people/, groups/): one writer per file.
   ...eventWordsEn,
   ...peopleWordsEn,
+  ...groupWordsEn,
 };
 
 export type Words = typeof en;

@@ -1,4 +1,5 @@
 import { eventWordsFr } from './events/fr.js';
+import { groupWordsFr } from './groups/fr.js';
 import { peopleWordsFr } from './people/fr.js';
 import type { Words } from './en.js';
 
@@ -175,7 +176,8 @@ export const fr: Words = {
   roleLeader: 'Responsable',
   roleAssistant: 'Assistant·e',
   roleMember: 'Membre',
-  // Each area's words live beside it (events/, people/): one writer per file.
+  // Each area's words live beside it (events/, people/, groups/): one writer per file.
   ...eventWordsFr,
   ...peopleWordsFr,
+  ...groupWordsFr,
 };

@@ -39,8 +39,8 @@ export const peopleWordsDe: PeopleWords = {
   createAnyway: 'Nein, neue Person erfassen',
   memberCount: (count: number) => (count === 1 ? '1 Person' : `${count} Personen`),
   sortBy: 'Sortieren nach',
-  sortName: 'Nach Name A–Z',
-  sortNameDescending: 'Nach Name Z–A',
+  sortName: 'Nachname A–Z',
+  sortNameDescending: 'Nachname Z–A',
   sortYoungest: 'Jüngste zuerst',
   sortOldest: 'Älteste zuerst',
   sortRole: 'Rolle',
@@ -61,5 +61,6 @@ export const peopleWordsDe: PeopleWords = {
   chooseEvent: 'Anlass wählen…',
   noComingEvents: 'Die Gruppe hat keine kommenden Anlässe.',
   registeredFor: (count: number, event: string) => `${count} für ${event} angemeldet.`,
+  membershipLabel: 'Bezeichnung',
   addedToGroup: (count: number, group: string) => `${count} zu ${group} hinzugefügt.`,
 };
