@@ -16,14 +16,17 @@ const NEXT_STATES: Record<State, State[]> = {
 };
 const LIVE: State[] = ['pending', 'accepted', 'waitlisted'];
 
+type Guardian = { id: number; firstname: string; lastname: string; phonenumber: string | null; phonenumber_mobile: string | null };
+
 export type Participation = {
   id: number;
   person_id: number;
+  role: 'participant' | 'helper' | 'leader';
   state: State;
   waitlist_position: number | null;
   attended: boolean | null;
   notes?: string | null;
-  person: { id: number; firstname: string; lastname: string; is_vegetarian?: boolean; can_swimm?: boolean };
+  person: { id: number; firstname: string; lastname: string; is_vegetarian?: boolean; can_swimm?: boolean; guardians?: Guardian[] };
 };
 
 /**
@@ -45,7 +48,15 @@ export function EventPage({ id }: { id: number }) {
     const answer = dataOf(app, await client.participations.list(id, { limit: 200, include: 'details' }));
     // JSON, not the CSV the same list also answers.
     if (!answer || typeof answer === 'string') return null;
-    return { participations: answer.data.participations as Participation[], summary: answer.data.summary ?? null };
+    const all = answer.data.participations as Participation[];
+    // A camp beyond 200 registrations reads its further pages too: the list is never cut short.
+    for (let cursor = answer.data.next_cursor; cursor; ) {
+      const next = dataOf(app, await client.participations.list(id, { limit: 200, include: 'details', cursor }));
+      if (!next || typeof next === 'string') return null;
+      all.push(...(next.data.participations as Participation[]));
+      cursor = next.data.next_cursor;
+    }
+    return { participations: all, summary: answer.data.summary ?? null };
   }, [event === null, manager, round]);
   const participations = managed?.participations ?? null;
   const [family] = useLoad(async () => {
@@ -156,7 +167,7 @@ interface FamilyEntry {
 
 function Participants({ eventId, participations, onSetState }: { eventId: number; participations: Participation[]; onSetState: (id: number, state: State) => Promise<void> }) {
   const app = useApp();
-  const { words } = app;
+  const { words, language } = app;
   const download = async () => {
     const csv = await client.participations.csv(eventId);
     if (csv.data === undefined) return dataOf(app, csv);
@@ -167,22 +178,49 @@ function Participants({ eventId, participations, onSetState }: { eventId: number
     // Some browsers start the download after the click returns: keep the file a moment.
     setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
   };
+  const [shownState, setShownState] = useState<State | ''>('');
+  const [byName, setByName] = useState(false);
+  const roleWord = { participant: words.roleParticipant, helper: words.roleHelper, leader: words.roleOfLeader };
+  const yesNo = (value: boolean | null | undefined) => (value === undefined || value === null ? '' : value ? words.yes : words.no);
+  // The service's order (by state, the waiting list by place, then name) or by name alone; a state filter on top.
+  const shown = participations
+    .filter((p) => shownState === '' || p.state === shownState)
+    .sort((a, b) => (byName ? `${a.person.lastname} ${a.person.firstname}`.localeCompare(`${b.person.lastname} ${b.person.firstname}`, language) : 0));
+  const numbers = (g: Guardian) => [g.phonenumber_mobile, g.phonenumber].filter(Boolean).join(', ');
   return (
     <section class="card">
-      <h2>{words.participants}</h2>
-      <div class="table-scroll" tabIndex={0} role="region" aria-label={words.participants}>
+      <h2 id="participants-title">{words.participants}</h2>
+      <div class="filters">
+        <label>
+          {words.state}
+          <select name="state_filter" value={shownState} onChange={(e) => setShownState((e.target as HTMLSelectElement).value as State | '')}>
+            <option value="">{words.allStates}</option>
+            {(['accepted', 'pending', 'waitlisted', 'rejected', 'cancelled'] as const).map((state) => (
+              <option value={state}>{words[state]}</option>
+            ))}
+          </select>
+        </label>
+        <label class="check">
+          <input type="checkbox" name="by_name" checked={byName} onChange={(e) => setByName((e.target as HTMLInputElement).checked)} />
+          {words.sortByName}
+        </label>
+      </div>
+      <div class="table-scroll" tabIndex={0} role="region" aria-labelledby="participants-title">
       <table class="table">
         <thead>
           <tr>
             <th scope="col">{words.name}</th>
+            <th scope="col">{words.asRole}</th>
             <th scope="col">{words.state}</th>
             <th scope="col">{words.notes}</th>
             <th scope="col">{words.vegetarian}</th>
             <th scope="col">{words.swimmer}</th>
+            <th scope="col">{words.attendance}</th>
+            <th scope="col">{words.guardiansNumbers}</th>
           </tr>
         </thead>
         <tbody>
-          {participations.map((p) => (
+          {shown.map((p) => (
             <tr key={p.id} data-person={p.person_id}>
               <td>
                 <a href={`#/people/${p.person_id}`}>
@@ -190,6 +228,7 @@ function Participants({ eventId, participations, onSetState }: { eventId: number
                 </a>
                 {p.waitlist_position !== null && <span class="muted"> ({p.waitlist_position})</span>}
               </td>
+              <td>{roleWord[p.role]}</td>
               <td>
                 <select
                   aria-label={`${words.state}: ${p.person.firstname} ${p.person.lastname}`}
@@ -209,8 +248,17 @@ function Participants({ eventId, participations, onSetState }: { eventId: number
                 </select>
               </td>
               <td class="notes">{p.notes ?? ''}</td>
-              <td>{p.person.is_vegetarian === undefined ? '' : p.person.is_vegetarian ? words.yes : words.no}</td>
-              <td>{p.person.can_swimm === undefined ? '' : p.person.can_swimm ? words.yes : words.no}</td>
+              <td>{yesNo(p.person.is_vegetarian)}</td>
+              <td>{yesNo(p.person.can_swimm)}</td>
+              <td>{yesNo(p.attended)}</td>
+              <td class="phone">
+                {(p.person.guardians ?? []).map((g) => (
+                  <div key={g.id}>
+                    {g.firstname} {g.lastname}
+                    {numbers(g) && <span class="muted"> {numbers(g)}</span>}
+                  </div>
+                ))}
+              </td>
             </tr>
           ))}
         </tbody>

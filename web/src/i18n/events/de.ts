@@ -46,4 +46,7 @@ export const eventWordsDe: EventWords = {
   guardian: 'Erziehungsberechtigte Person',
   noGuardian: 'Keine erziehungsberechtigte Person erfasst',
   none: 'Niemand.',
+  allStates: 'Alle Status',
+  sortByName: 'Nach Name',
+  guardiansNumbers: 'Nummern der Erziehungsberechtigten',
 };

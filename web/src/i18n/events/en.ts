@@ -47,6 +47,9 @@ export const eventWordsEn = {
   guardian: 'Guardian',
   noGuardian: 'No guardian recorded',
   none: 'None.',
+  allStates: 'All states',
+  sortByName: 'By name',
+  guardiansNumbers: "Guardians' numbers",
 };
 
 export type EventWords = typeof eventWordsEn;

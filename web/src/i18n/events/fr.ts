@@ -46,4 +46,7 @@ export const eventWordsFr: EventWords = {
   guardian: 'Parent ou représentant·e légal·e',
   noGuardian: 'Aucun parent enregistré',
   none: 'Personne.',
+  allStates: 'Tous les statuts',
+  sortByName: 'Par nom',
+  guardiansNumbers: 'Numéros des représentants légaux',
 };
