@@ -38,8 +38,15 @@ function sheetValue(value: Cell, kind: CellKind): SheetValue {
     const moment = new Date(value);
     if (!Number.isNaN(moment.getTime())) return moment;
   }
-  return String(value);
+  return xmlText(String(value));
 }
+
+/**
+ * Characters XML cannot hold (U+FFFE, U+FFFF, lone surrogates; the control characters exceljs
+ * drops itself) as U+FFFD: a name typed with one must not leave a workbook Excel calls damaged.
+ */
+const NOT_XML = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+const xmlText = (text: string): string => text.replace(NOT_XML, '\uFFFD');
 
 const formatOf = (kind: CellKind): string | undefined => (kind === 'day' ? DAY_FORMAT : kind === 'moment' ? MOMENT_FORMAT : undefined);
 
@@ -67,7 +74,7 @@ export async function xlsxStream(sheetName: string, columns: readonly SheetColum
   output.on('error', () => {});
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: output, useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet(sheetName, { views: [{ state: 'frozen', ySplit: 1 }] });
-  const header = sheet.addRow(columns.map((column) => column.name));
+  const header = sheet.addRow(columns.map((column) => xmlText(column.name)));
   header.eachCell((cell) => {
     cell.font = { bold: true };
   });

@@ -46,8 +46,8 @@ const memberRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = as
       const group = await requireGroup(db, idOf(request));
       const access = await accessOf(request);
       const { query } = request;
-      const selection = memberSelection(access, group, query);
       const format = downloadFormatOf(request, MEMBER_FORMATS, query.format);
+      const selection = memberSelection(access, group, query, { streamed: format !== 'json' });
       if (format !== 'json') return sendDownload(reply, format, membersDownload(db, selection, access.day));
       const page = await listMembers(db, selection, cursors, query.cursor, limitOf(query));
       return ok({

@@ -21,7 +21,7 @@ export interface Member {
  * people): with `all` or another day, someone whose only membership there has ended is listed
  * only when the caller sees them otherwise.
  */
-export function memberSelection(access: Access, group: GroupRow, filters: MembersFilters): MemberSelection {
+export function memberSelection(access: Access, group: GroupRow, filters: MembersFilters, { streamed = false } = {}): MemberSelection {
   if (!atLeast(access.on(group.path), 'read')) throw errors.unauthorized();
   const selection: MemberSelection = {
     group: { id: Number(group.id), path: group.path },
@@ -32,7 +32,9 @@ export function memberSelection(access: Access, group: GroupRow, filters: Member
   };
   if (filters.role_type !== undefined) selection.roleType = filters.role_type;
   if (filters.q !== undefined) selection.q = filters.q;
-  if (everyoneSelectedIsSeen(access, selection)) selection.seenBy = null;
+  // A file streams for seconds, and a move of the tree meanwhile may take people out of sight: it
+  // keeps testing each person; a page, read in one statement, may skip the test.
+  if (!streamed && everyoneSelectedIsSeen(access, selection)) selection.seenBy = null;
   return selection;
 }
 

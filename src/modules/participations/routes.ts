@@ -175,10 +175,11 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
       const order = query.sort ?? 'state';
       // A cursor belongs to one order of the list.
       const list = `event-participations:${Number(event.id)}:${order}`;
-      const after = query.cursor === undefined ? null : cursors.decode(list, query.cursor);
       const format = downloadFormatOf(request, PARTICIPATION_FORMATS, query.format);
+      // The files are the managers' alone: refused before anything of the request is looked at.
+      if (format !== 'json' && !manager) throw errors.unauthorized();
+      const after = query.cursor === undefined ? null : cursors.decode(list, query.cursor);
       if (format !== 'json') {
-        if (!manager) throw errors.unauthorized();
         // As the people CSV: every page from `cursor` on (an unknown cursor is 422).
         return sendDownload(reply, format, participantsDownload(request.tenant.db, Number(event.id), filters, order, after, format));
       }

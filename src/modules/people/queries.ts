@@ -314,6 +314,40 @@ function lowerLogin(db: TenantDb, column: string) {
 export const findPerson = (db: TenantDb, id: number): Promise<UserRow | undefined> =>
   db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 
+/** The person, when the caller sees them: one statement, whoever they are (the time of a 404 tells nothing). */
+export const findVisiblePerson = (db: TenantDb, access: Access, id: number): Promise<UserRow | undefined> =>
+  db
+    .selectFrom('users as p')
+    .selectAll('p')
+    .where('p.id', '=', id)
+    .where((eb) => visiblePeople(eb as unknown as PeopleQuery, access))
+    .executeTakeFirst();
+
+/**
+ * The person with this e-mail address (ignoring ASCII case) whom the caller may link as a guardian:
+ * one they see, or one without a membership that has not ended on `day`. One statement.
+ */
+export const findLinkableByEmail = (db: TenantDb, access: Access, email: string): Promise<UserRow | undefined> =>
+  db
+    .selectFrom('users as p')
+    .selectAll('p')
+    .where(lowerLogin(db, 'p.email'), '=', lowerAscii(email))
+    .where((eb) =>
+      eb.or([
+        visiblePeople(eb as unknown as PeopleQuery, access),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('memberships as um')
+              .select('um.id')
+              .whereRef('um.person_id', '=', 'p.id')
+              .where((inner) => inner.or([inner('um.end_on', 'is', null), inner('um.end_on', '>=', access.day)])),
+          ),
+        ),
+      ]),
+    )
+    .executeTakeFirst();
+
 /** The ward's guardians that the caller sees (lists hold only visible people). */
 export const listGuardians = (db: TenantDb, access: Access, wardId: number): Promise<UserRow[]> =>
   db
@@ -429,15 +463,4 @@ export async function unendedRoleHolderIds(db: TenantDb, groupId: number, roleTy
     .where((eb) => eb.or([eb('m.end_on', 'is', null), eb('m.end_on', '>=', day)]))
     .execute();
   return new Set(rows.map((row) => Number(row.person_id)));
-}
-
-/** Whether the person holds a membership that has not ended on `day` (active, or starting later). */
-export async function hasUnendedMembership(db: TenantDb, personId: number, day: Day): Promise<boolean> {
-  const row = await db
-    .selectFrom('memberships as m')
-    .select('m.id')
-    .where('m.person_id', '=', personId)
-    .where((eb) => eb.or([eb('m.end_on', 'is', null), eb('m.end_on', '>=', day)]))
-    .executeTakeFirst();
-  return row !== undefined;
 }

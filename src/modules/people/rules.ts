@@ -6,14 +6,15 @@ import { pickFields } from '../../lib/pick.js';
 import { toDbTimestamp } from '../../lib/time.js';
 import { hashPassword } from '../../lib/passwords/passwords.js';
 import { addMembership, requireGrantable, requireGroupById, lockPersonForMemberships } from '../memberships/rules.js';
-import { canSeePerson, holdsOnPerson, isRootAdmin, mayChangeLoginOf, rightToChange, type Access, isGuardian } from '../permissions/rules.js';
+import { holdsOnPerson, isRootAdmin, mayChangeLoginOf, rightToChange, type Access, isGuardian } from '../permissions/rules.js';
 import { revokeAllTokens } from '../tokens/rules.js';
 import {
   deleteGuardianship,
   erasePersonRows,
   rowsErasedWith,
+  findLinkableByEmail,
   findPerson,
-  hasUnendedMembership,
+  findVisiblePerson,
   insertGuardianship,
   listGuardians,
   listVisiblePeopleAs,
@@ -27,7 +28,7 @@ import type { NewPerson, PeopleFilters, PersonUpdate } from './schemas.js';
 import { actorOf, noteChange, noteCreated, noteDeleted, noteUpdated, transact } from '../../recording/recorder.js';
 import { forgetPersonInChanges } from '../../recording/records.js';
 import { personChanges } from '../../recording/person-changes.js';
-import { isForeignKeyViolation } from '../../db/errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { releasePlacesOf } from '../participations/seats.js';
 import { requireAdministratorLeft } from '../memberships/last-administrator.js';
 import {
@@ -50,8 +51,8 @@ const PERSON_FIELDS = [
 
 /** A person the caller sees, or 404 `Person not found.`, exactly as for an id that does not exist. */
 export async function requireVisiblePerson(db: TenantDb, access: Access, id: number | null): Promise<UserRow> {
-  const person = id === null ? undefined : await findPerson(db, id);
-  if (!person || !(await canSeePerson(db, access, Number(person.id)))) throw errors.notFound('Person');
+  const person = id === null ? undefined : await findVisiblePerson(db, access, id);
+  if (!person) throw errors.notFound('Person');
   return person;
 }
 
@@ -181,7 +182,8 @@ export async function changePerson(
   const personId = Number(person.id);
   if (input.username !== undefined && right !== 'full') throw errors.unauthorized();
   if (input.password !== undefined && !isRootAdmin(access)) throw errors.unauthorized();
-  const changesLogin = (input.username !== undefined && input.username !== person.username) || (input.email !== undefined && input.email !== person.email);
+  // The username of someone without a login is no key yet: the right to change them fully is enough (above).
+  const changesLogin = (hasLogin(person) && input.username !== undefined && input.username !== person.username) || (input.email !== undefined && input.email !== person.email);
   if (changesLogin && !(await mayChangeLoginOf(db, access, { id: personId, hasLogin: hasLogin(person) }, right))) throw errors.unauthorized();
   const { password, ...fields } = pickFields(input, PERSON_FIELDS);
   const hash = password === undefined ? undefined : await hashPassword(password);
@@ -259,17 +261,19 @@ export async function addGuardian(db: TenantDb, access: Access, ward: UserRow, n
   if (guardianId === wardId) throw errors.invalidField(field, ruleMessages.guardianIsPerson);
   return transact(db, actorOf(access), async (trx) => {
     if (await isGuardian(trx, guardianId, wardId)) throw errors.invalidField(field, ruleMessages.alreadyGuardian);
-    await linkGuardian(trx, wardId, guardianId);
+    await linkGuardian(trx, wardId, guardianId).catch((error: unknown) => {
+      // The same link made by another request since the check above.
+      throw isUniqueViolation(error, 'guardianships_ward_guardian_unique') ? errors.invalidField(field, ruleMessages.alreadyGuardian) : error;
+    });
     return guardian;
   });
 }
 
 async function requireGuardianByEmail(db: TenantDb, access: Access, email: string): Promise<UserRow> {
-  const person = await findUserByEmail(db, email);
+  // Unknown, hidden and unlinkable addresses are one answer, from one statement.
+  const person = await findLinkableByEmail(db, access, email);
   if (!person) throw errors.notFound('Person');
-  const personId = Number(person.id);
-  if (!(await hasUnendedMembership(db, personId, access.day)) || (await canSeePerson(db, access, personId))) return person;
-  throw errors.notFound('Person');
+  return person;
 }
 
 /** The guardianship and its change record (inside the caller's transaction). */

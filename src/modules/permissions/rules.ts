@@ -94,14 +94,10 @@ function holdsWhere(access: Access, personPaths: readonly string[], needed: Perm
 /**
  * Who sees P: P themself, P's guardians, those with `read` where P is (docs/rules/visibility.md),
  * and, one level further, whoever sees one of P's wards that way: a parent is reachable through
- * their children.
+ * their children. One statement whoever P is, so that the answer's time tells nothing of P.
  */
 export async function canSeePerson(db: TenantDb, access: Access, personId: number): Promise<boolean> {
-  if (personId === access.personId) return true;
-  if (await holdsOnPerson(db, access, personId, 'read')) return true;
-  if (await isGuardian(db, access.personId, personId)) return true;
-  const wardIds = await wardIdsOf(db, personId);
-  return wardIds.length > 0 && (await seenWithoutParents(db, access, wardIds)).size > 0;
+  return (await seenPersonIds(db, access, [personId])).has(personId);
 }
 
 /** How the caller may change P: every field (write where P is), the profile only (a guardian), or not at all. */
@@ -139,14 +135,16 @@ export async function rightsToChange(db: TenantDb, access: Access, personIds: re
 const leadsAWard = (access: Access, wardPaths: readonly string[]): boolean => wardPaths.some((path) => atLeast(access.on(path), 'write'));
 
 /**
- * The login-field rule: who may change the `username` or `email` of P. Of P with a login, only P
- * and the tenant's administrators (an address is the key to an account). Of P without one, whoever
- * may change P fully, holds `write` on every group where P holds a role of `read` or more that has
- * not ended, and may change each of P's wards fully. Being P's guardian is never enough.
+ * The login-field rule: who may change the `username` or `email` of P with a login (only P and the
+ * tenant's administrators: an address is the key to an account), and the `email` of P without one
+ * (whoever may change P fully, holds `write` on every group where P holds a role of `read` or more
+ * that has not ended, and may change each of P's wards fully). Being P's guardian is never enough.
  */
 export async function mayChangeLoginOf(db: TenantDb, access: Access, person: { id: number; hasLogin: boolean }, right: ChangeRight): Promise<boolean> {
-  if (person.id === access.personId || isRootAdmin(access)) return true;
-  if (person.hasLogin || right !== 'full') return false;
+  if (person.id === access.personId) return true;
+  if (person.hasLogin) return isRootAdmin(access);
+  // An administrator of the root alone (a role of `group` scope) who is P's guardian has no more than a guardian's right.
+  if (right !== 'full') return false;
   const roles = await rolesOfPerson(db, person.id);
   const held = roles.filter((role) => (role.endOn === null || role.endOn >= access.day) && atLeast(role.permission, 'read'));
   if (!held.every((role) => atLeast(access.on(role.groupPath), 'write'))) return false;
@@ -202,17 +200,6 @@ function seenDirectly(eb: PeopleQuery, access: Access, column: 'p.id' | 'pw.ward
     parts.push(eb.not(eb.exists(eb.selectFrom('memberships as vm').select(sql.lit(1).as('one')).whereRef('vm.person_id', '=', id).where(activeOn('vm', day)))));
   }
   return eb.or(parts);
-}
-
-/** Which of `personIds` the caller sees by the rules before the parents' one (a parent's wards). */
-async function seenWithoutParents(db: TenantDb, access: Access, personIds: readonly number[]): Promise<Set<number>> {
-  const rows = await db
-    .selectFrom('users as p')
-    .select('p.id')
-    .where('p.id', 'in', [...personIds])
-    .where((eb) => seenDirectly(eb, access, 'p.id'))
-    .execute();
-  return new Set(rows.map((row) => Number(row.id)));
 }
 
 /** Which of `personIds` exist and the caller sees (canSeePerson for a list, in one statement). */

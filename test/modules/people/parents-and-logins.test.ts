@@ -178,6 +178,24 @@ describe('people: parents, logins and a person with what goes with them', () => 
     });
   });
 
+  it('gives an administrator of the root group alone (group scope) who is the guardian no more than a guardian\'s right', async () => {
+    created(await call('admin', 'POST', '/role-types', { key: 'rootonly', permission: 'admin', scope: 'group' }));
+    await user('office', root, 'rootonly');
+    created(await call('admin', 'POST', `/people/${kim}/guardians`, { guardian_id: ids.office }));
+    expect((await call('office', 'PATCH', `/people/${kim}`, { email: 'kim@example.com' })).statusCode).toBe(403);
+    expect((await call('office', 'GET', `/people/${kim}?include=can`)).json().data.can).toMatchObject({ update: true, change_login: false });
+    expect((await call('office', 'PATCH', `/people/${kim}`, { city: 'Thun' })).statusCode).toBe(200);
+  });
+
+  it('lets whoever may change a person without a login fully give them a username, whatever their roles elsewhere', async () => {
+    await t.grant('demo', kim, troopB, 'assistant', { startOn: '2999-01-01' });
+    // The username is no key before there is a login: only its e-mail address needs the leader's write everywhere.
+    const named = await call('leader', 'PATCH', `/people/${kim}`, { username: 'kimmy' });
+    expect(named.statusCode, named.body).toBe(422);
+    expect(named.json().errors).toHaveProperty('password');
+    expect((await call('leader', 'PATCH', `/people/${kim}`, { email: 'kim@example.com' })).statusCode).toBe(403);
+  });
+
   describe('GET /people/{id}?include=', () => {
     it('adds the asked lists after the person, in their fixed order', async () => {
       const pia = created(await call('leader', 'POST', '/people', { firstname: 'Pia', lastname: 'Parent', email: 'pia@example.com', guardian_of: kim })).person.id;
