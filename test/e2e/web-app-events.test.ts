@@ -1,22 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { translateApiMessage } from '../../web/src/i18n/api-messages.js';
-import { de } from '../../web/src/i18n/de.js';
-import { en, type Words } from '../../web/src/i18n/en.js';
-import { fr } from '../../web/src/i18n/fr.js';
+import type { Words } from '../../web/src/i18n/en.js';
 import { formatDate, type Language } from '../../web/src/i18n/index.js';
 import { browserAvailable, launchChromium } from '../helpers/browser.js';
-import { ARTIFACTS, seriousViolations, startWebServer, type WebServer } from '../helpers/web-server.js';
+import { ARTIFACTS, startWebServer, type WebServer } from '../helpers/web-server.js';
+import { answer, check, LANGUAGES, messageBeside, nextQuestion, serverLogOnFailure, signIn as signInAs, view, visit, type Journey } from '../helpers/web-journey.js';
 
 const ZONE = 'Europe/Zurich';
-const LANGUAGES = { de: { locale: 'de-CH', words: de }, fr: { locale: 'fr-CH', words: fr }, en: { locale: 'en-GB', words: en } } as const;
-
-/** The English texts of the app that a German or French page must not show (as web-app-languages.test.ts reads them). */
-function englishTexts(other: Words): string[] {
-  return Object.entries(en).flatMap(([key, value]) => (typeof value === 'string' && value.length >= 4 && (other as Record<string, unknown>)[key] !== value ? [value] : []));
-}
 
 /**
  * A leader's event pages in Debian's Chromium against the built server, in the tenant's time zone
@@ -98,105 +91,9 @@ describe.runIf(browserAvailable)('the web app: a leader\'s event pages', () => {
     expect((await api('GET', '/user/access')).data.tenant.timezone).toBe(ZONE);
   });
 
-  const serverLogOnFailure = () =>
-    onTestFailed(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 300)); // the last lines still in the pipe
-      const troubles = web.server.output().split('\n').filter((line) => /"status":[45]\d\d|"level":[456]0/.test(line));
-      console.error(`server log, requests not answered with 2xx or 3xx, and warnings:\n${troubles.join('\n') || '(none)'}`);
-    });
-
-  /** A leader's browser page: its API requests, and whatever went wrong on it. */
-  interface Leader {
-    page: Page;
-    words: Words;
-    language: Language;
-    requests: Request[];
-    /** English text, sideways scrolling, axe-core violations, script errors, pages over budget. */
-    found: string[];
-    /** Waits until no API request is on its way. */
-    settled(): Promise<void>;
-  }
-
   /** The leader signed in, in `language`, on a screen `width` px wide, in a browser that is in New York. */
-  const signIn = async (language: Language, width: number): Promise<Leader> => {
-    const { locale, words } = LANGUAGES[language];
-    const context = await browser.newContext({ viewport: { width, height: 800 }, locale, timezoneId: 'America/New_York' });
-    const page = await context.newPage();
-    const requests: Request[] = [];
-    const found: string[] = [];
-    let open = 0;
-    page.on('pageerror', (error) => found.push(`script error: ${error.message}`));
-    page.on('request', (request) => {
-      const { pathname } = new URL(request.url());
-      if (!pathname.startsWith('/api/')) return;
-      open += 1;
-      if (pathname !== '/api/csrf-cookie') requests.push(request);
-    });
-    const done = (request: Request) => {
-      if (new URL(request.url()).pathname.startsWith('/api/')) open -= 1;
-    };
-    page.on('requestfinished', done);
-    page.on('requestfailed', done);
-    const settled = async () => {
-      // Quiet for a moment: a page that reads in two steps has started its second request by then.
-      for (let quiet = 0; quiet < 3; ) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        quiet = open === 0 ? quiet + 1 : 0;
-      }
-    };
-    await page.goto(`${web.base}/`);
-    await page.getByLabel(words.username).fill('lea');
-    await page.getByLabel(words.password).fill('lea password 1');
-    await page.getByRole('button', { name: words.login }).click();
-    await page.getByRole('heading', { name: words.nextForUs }).waitFor();
-    await settled();
-    return { page, words, language, requests, found, settled };
-  };
-
-  const named = (requests: Request[]) => requests.map((request) => `${request.method()} ${new URL(request.url()).pathname}`).sort();
-
-  /** A page view: what `go` starts, until the page's heading shows and its requests are answered; its API requests. */
-  const view = async (leader: Leader, go: () => Promise<unknown>, heading: string): Promise<string[]> => {
-    const before = leader.requests.length;
-    const hash = await leader.page.evaluate(() => location.hash);
-    await go();
-    // A new page (the event and its print view share their heading, the event's name).
-    await expect.poll(() => leader.page.evaluate(() => location.hash)).not.toBe(hash);
-    await leader.page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
-    await leader.settled();
-    const made = named(leader.requests.slice(before));
-    // The budget counts what a page reads; a write that led to it is not part of it.
-    const reads = made.filter((request) => request.startsWith('GET '));
-    if (reads.length > 2) leader.found.push(`over budget, ${heading}: ${made.join(', ')}`);
-    return made;
-  };
-  const visit = (leader: Leader, hash: string, heading: string) =>
-    view(leader, () => leader.page.evaluate((to) => (location.hash = to), `#${hash}`), heading);
-
-  /** What is wrong with the page as shown: English text in German or French, sideways scrolling, serious accessibility violations. */
-  const check = async (leader: Leader, where: string) => {
-    const { page, language, words } = leader;
-    const problems: string[] = [];
-    if (language !== 'en') {
-      const text = await page.locator('body').innerText();
-      // As a whole phrase: the French "Assistant·e" and the German "Administrator:in" are not English.
-      const shown = (phrase: string) => new RegExp(`(?<![\\p{L}])${phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}·:])`, 'u').test(text);
-      for (const phrase of englishTexts(words)) if (shown(phrase)) problems.push(`English: "${phrase}"`);
-    }
-    if (!(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth))) problems.push('scrolls sideways');
-    problems.push(...(await seriousViolations(page)).map((violation) => `axe: ${violation}`));
-    const width = page.viewportSize()!.width;
-    leader.found.push(...problems.map((problem) => `${language}, ${width} px, ${where}: ${problem}`));
-    await page.screenshot({ path: join(ARTIFACTS, `events-${language}-${width}-${where.replace(/\W+/g, '-')}.png`), fullPage: true });
-  };
-
-  /** The text the field's aria-describedby points to: its message, beside it. */
-  const messageBeside = (page: Page, label: string) =>
-    page.getByLabel(label, { exact: true }).evaluate((input) => {
-      const id = input.getAttribute('aria-describedby');
-      return id ? (document.getElementById(id)?.textContent ?? null) : null;
-    });
-  const answer = (page: Page, question: string, choice: string) => page.getByRole('group', { name: question, exact: true }).getByLabel(choice, { exact: true });
+  const signIn = (language: Language, width: number): Promise<Journey> =>
+    signInAs({ web, browser, username: 'lea', password: 'lea password 1', language, width, timeZone: 'America/New_York', name: 'events' });
   const timeLabel = (words: Words, label: string) => words.inTimeZone(label, ZONE);
   const findEvent = async (name: string) => {
     const events = (await api('GET', `/events?group_id=${ids.troop}&q=${encodeURIComponent(name)}`)).data.events as { id: number; name: string }[];
@@ -204,7 +101,7 @@ describe.runIf(browserAvailable)('the web app: a leader\'s event pages', () => {
   };
 
   it('lets a leader create an event with every field and edit it, in German, without overwriting a change made meanwhile', async () => {
-    serverLogOnFailure();
+    serverLogOnFailure(web);
     for (const width of [1280, 360]) {
       const leader = await signIn('de', width);
       const { page, words } = leader;
@@ -300,12 +197,12 @@ describe.runIf(browserAvailable)('the web app: a leader\'s event pages', () => {
       expect(await findEvent(name)).toMatchObject({ location: 'Adelboden', capacity: null });
       await check(leader, 'edit event after a conflict');
       expect(leader.found).toEqual([]);
-      await page.context().close();
+      await leader.close();
     }
   }, 180_000);
 
   it('lets a leader copy an event as a new one and delete one, asked first, the refusal with the API\'s reason, in French', async () => {
-    serverLogOnFailure();
+    serverLogOnFailure(web);
     for (const width of [360, 1280]) {
       const original = await newEvent(`Camp d’automne ${width}`, { capacity: 8, waiting_list: false, requires_approval: true });
       // A pending registration: the original cannot be deleted.
@@ -352,38 +249,31 @@ describe.runIf(browserAvailable)('the web app: a leader\'s event pages', () => {
       // Deleting the copy: asked first, naming it and its day; "no" keeps it.
       await view(leader, () => page.getByRole('link', { name: words.editEvent, exact: true }).click(), words.editEventTitle(copy));
       const question = words.confirmDeleteEvent(copy, formatDate('2028-10-07T08:00:00Z', 'fr', ZONE));
-      const asked: string[] = [];
-      page.once('dialog', (dialog) => {
-        asked.push(dialog.message());
-        void dialog.dismiss();
-      });
+      const declined = nextQuestion(page, false);
       await page.getByRole('button', { name: words.deleteEvent, exact: true }).click();
-      await expect.poll(() => asked).toEqual([question]);
+      await expect(declined).resolves.toBe(question);
       expect((await web.api('GET', `/events/${copied.id}`)).data.event.id).toBe(copied.id);
-      page.once('dialog', (dialog) => {
-        asked.push(dialog.message());
-        void dialog.accept();
-      });
+      const accepted = nextQuestion(page, true);
       await view(leader, () => page.getByRole('button', { name: words.deleteEvent, exact: true }).click(), 'Biber');
-      expect(asked).toEqual([question, question]);
+      await expect(accepted).resolves.toBe(question);
       await page.getByRole('status').filter({ hasText: words.eventDeleted(copy) }).waitFor();
       expect(await web.api('GET', `/events/${copied.id}`)).toMatchObject({ success: false, message: 'Event not found.' });
       await check(leader, 'group after a deletion');
 
       // The original has a registration: the API refuses, and the page says why beside the button.
       await visit(leader, `/events/${original}/edit`, words.editEventTitle(name));
-      page.once('dialog', (dialog) => void dialog.accept());
+      void nextQuestion(page, true);
       await page.getByRole('button', { name: words.deleteEvent, exact: true }).click();
       await page.getByRole('alert').filter({ hasText: words.notDeleted(translateApiMessage('The event has participants.', 'fr')) }).waitFor();
       expect((await api('GET', `/events/${original}`)).data.event.id).toBe(original);
       await check(leader, 'refused deletion');
       expect(leader.found).toEqual([]);
-      await page.context().close();
+      await leader.close();
     }
   }, 180_000);
 
   it('prints the participant list, the kitchen\'s and the lifeguard\'s sheets and the guardians\' numbers on A4, in English', async () => {
-    serverLogOnFailure();
+    serverLogOnFailure(web);
     for (const width of [1280, 360]) {
       const leader = await signIn('en', width);
       const { page, words } = leader;
@@ -457,13 +347,13 @@ describe.runIf(browserAvailable)('the web app: a leader\'s event pages', () => {
       }
       await page.emulateMedia({ media: 'screen' });
       expect(leader.found).toEqual([]);
-      await page.context().close();
+      await leader.close();
     }
   }, 180_000);
 
   for (const language of ['de', 'fr', 'en'] as const) {
     it(`shows every event page in ${language} at 360 and 1280 px, within the request budget`, async () => {
-      serverLogOnFailure();
+      serverLogOnFailure(web);
       const { words } = LANGUAGES[language];
       for (const width of [360, 1280]) {
         const leader = await signIn(language, width);
@@ -481,7 +371,7 @@ describe.runIf(browserAvailable)('the web app: a leader\'s event pages', () => {
           await check(leader, hash);
         }
         expect(leader.found).toEqual([]);
-        await leader.page.context().close();
+        await leader.close();
       }
     }, 120_000);
   }

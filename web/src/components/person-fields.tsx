@@ -55,6 +55,9 @@ const LABELS: Record<ProfileKey, Word> = {
   can_swimm: 'swimmer',
 };
 
+/** A profile field's label in the reader's words (a change record names it by its key); undefined for another key. */
+export const profileLabel = (key: string, words: Words): string | undefined => (Object.hasOwn(LABELS, key) ? words[LABELS[key as ProfileKey]] : undefined);
+
 /** The fields of a profile, in the order the form shows them. */
 const keysOf = (kind: ProfileKind): ProfileKey[] => (Object.keys(LABELS) as ProfileKey[]).filter((key) => key !== 'birthday' || kind.birthday);
 

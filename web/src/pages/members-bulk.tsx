@@ -9,6 +9,9 @@ import { client, troubleOf } from '../session.js';
 import type { Member } from './members-table.js';
 
 type Action = 'end' | 'register' | 'add' | 'export';
+
+/** The most people `GET /people?ids=` names at once. */
+const MOST_IDS = 200;
 type Result = { data?: unknown; error?: unknown; response: Response };
 
 /**
@@ -44,11 +47,12 @@ export function MembersBulk({ groupId, canWrite, chosen, onDone }: { groupId: nu
       <h3 id="bulk-title">{words.chosenCount(chosen.length)}</h3>
       <div class="tabs" role="group" aria-labelledby="bulk-title">
         {actions.map((choice) => (
-          <button type="button" class={action === choice ? '' : 'secondary-dark'} aria-pressed={action === choice} onClick={() => setAction(action === choice ? null : choice)}>
+          <button type="button" class={action === choice ? '' : 'secondary-dark'} aria-pressed={action === choice} onClick={() => { setRefusals([]); setAction(action === choice ? null : choice); }}>
             {label[choice]}
           </button>
         ))}
       </div>
+      {/* The refusals of the last request: another action starts without them. */}
       <Refusals refusals={refusals} />
       {action === 'end' && <EndMemberships groupId={groupId} chosen={chosen} send={send} />}
       {action === 'register' && (
@@ -180,6 +184,8 @@ function AddToGroup({ chosen, send }: { chosen: Member[]; send: Send }) {
 /** The chosen people as a file: the people list's columns (GET /people?ids=), Excel first. */
 function ExportChosen({ chosen }: { chosen: Member[] }) {
   const { words } = useApp();
+  // The people list takes at most 200 ids; beyond, the table's own download holds everyone.
+  if (chosen.length > MOST_IDS) return <p class="muted">{words.tooManyToDownload(MOST_IDS)}</p>;
   const ids = chosen.map((m) => m.person.id).join(',');
   return (
     <p class="downloads">

@@ -66,7 +66,11 @@ export function NewPersonPage({ groupId }: { groupId: number }) {
   const create = async (checked: boolean) => {
     if (!checked && form.lastname.trim() !== '') {
       const found = await possibleDuplicates(form);
-      if (found.length > 0) return setDuplicates(found);
+      if (found.length > 0) {
+        // The question replaces the last refusal: its messages were about what was typed then.
+        setErrors({});
+        return setDuplicates(found);
+      }
     }
     const body = {
       ...changesOf(NOTHING, form, NEW),

@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import { answerFor, Field, FormErrors, useFirstErrorFocus, type FieldErrors } from '../components/field.js';
-import type { ProfileKind } from '../components/person-fields.js';
+import { profileLabel, type ProfileKind } from '../components/person-fields.js';
 import { ProfileEditor, type ReadPerson } from '../components/profile-editor.js';
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
-import { formatDate, formatMoment } from '../i18n/index.js';
+import { formatDate, formatMoment, type Words } from '../i18n/index.js';
 import { client } from '../session.js';
 import { GuardiansCard } from './person-guardians.js';
 import { MembershipsCard } from './person-memberships.js';
@@ -58,7 +58,8 @@ export function PersonPage({ id }: { id: number }) {
           <Facts person={person} />
         </section>
       )}
-      {(can.change_login || can.set_password) && <Login data={{ ...data, person }} onChanged={reload} />}
+      {/* A first login needs a password: a reader who may not set one (a leader) is offered no form that must fail. */}
+      {(person.has_login ? can.change_login || can.set_password : can.set_password) && <Login data={{ ...data, person }} onChanged={reload} />}
       <MembershipsCard person={person} memberships={data.memberships ?? []} onChanged={reload} />
       <GuardiansCard person={person} guardians={data.guardians ?? []} mayChange={can.add_guardian} onChanged={reload} />
       {(data.wards ?? []).length > 0 && (
@@ -169,6 +170,24 @@ function Participations({ participations }: { participations: NonNullable<Person
   );
 }
 
+/** The words for the other fields a person's history names: their login, memberships and registrations. */
+const RECORDED_FIELDS = {
+  username: 'username',
+  password: 'password',
+  start_on: 'startOn',
+  end_on: 'endOn',
+  label: 'membershipLabel',
+  state: 'state',
+  role: 'role',
+  notes: 'notes',
+  attended: 'attendance',
+  waitlist_position: 'waitlistPlace',
+} as const satisfies Record<string, keyof Words>;
+
+/** A changed field as the reader calls it; one the app has no word for, as the API names it. */
+const changedField = (key: string, words: Words): string =>
+  profileLabel(key, words) ?? (Object.hasOwn(RECORDED_FIELDS, key) ? words[RECORDED_FIELDS[key as keyof typeof RECORDED_FIELDS]] : key);
+
 /** Only those who may change the person read their history: read when opened (a refusal is said like any). */
 function History({ id }: { id: number }) {
   const app = useApp();
@@ -182,7 +201,7 @@ function History({ id }: { id: number }) {
               <li key={change.seq}>
                 {formatMoment(change.at, language, session.timeZone)} · {words.changeOf(change.entity, change.action)}
                 {change.actor && ` · ${change.actor.firstname} ${change.actor.lastname}`}
-                {change.changes && Object.keys(change.changes).length > 0 && <span class="muted"> · {Object.keys(change.changes).join(', ')}</span>}
+                {change.changes && Object.keys(change.changes).length > 0 && <span class="muted"> · {Object.keys(change.changes).map((key) => changedField(key, words)).join(', ')}</span>}
               </li>
             ))}
           </ul>

@@ -63,4 +63,5 @@ export const peopleWordsDe: PeopleWords = {
   registeredFor: (count: number, event: string) => `${count} für ${event} angemeldet.`,
   membershipLabel: 'Bezeichnung',
   addedToGroup: (count: number, group: string) => `${count} zu ${group} hinzugefügt.`,
+  tooManyToDownload: (most: number) => `Höchstens ${most} gewählte Personen lassen sich auf einmal herunterladen; der Download der ganzen Tabelle oben enthält alle.`,
 };

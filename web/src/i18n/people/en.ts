@@ -59,7 +59,9 @@ export const peopleWordsEn = {
   chooseEvent: 'Choose an event…',
   noComingEvents: 'The group has no coming events.',
   registeredFor: (count: number, event: string) => `${count} registered for ${event}.`,
+  membershipLabel: 'Label',
   addedToGroup: (count: number, group: string) => `${count} added to ${group}.`,
+  tooManyToDownload: (most: number) => `At most ${most} chosen people can be downloaded at once; the table's own download above holds everyone.`,
 };
 
 export type PeopleWords = typeof peopleWordsEn;

@@ -61,5 +61,7 @@ export const peopleWordsFr: PeopleWords = {
   chooseEvent: 'Choisir une activité…',
   noComingEvents: 'Le groupe n’a pas d’activités à venir.',
   registeredFor: (count: number, event: string) => `${count} inscrit·e·s à ${event}.`,
+  membershipLabel: 'Libellé',
   addedToGroup: (count: number, group: string) => `${count} ajouté·e·s à ${group}.`,
+  tooManyToDownload: (most: number) => `Au plus ${most} personnes choisies se téléchargent à la fois ; le téléchargement du tableau entier, plus haut, les contient toutes.`,
 };
