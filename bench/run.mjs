@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const ALL = ['baseline', 'user', 'user-invalid', 'login', 'mix', 'tenants', 'user-under-login', 'people-page', 'people-page-sqlite', 'people-page-peer', 'people-page-100k', 'people-export-100k', 'register-storm', 'event-summary'];
+const ALL = ['baseline', 'user', 'user-invalid', 'login', 'mix', 'tenants', 'user-under-login', 'people-page', 'people-page-sqlite', 'people-page-peer', 'people-page-100k', 'people-export-100k', 'people-export-100k-xlsx', 'register-storm', 'event-summary'];
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
@@ -139,7 +139,7 @@ if (scenarios.includes('people-page-sqlite')) {
 // The same shape ten times wider (4 regions, 400 districts, 3,550 troops, 100,000 people): a page
 // must cost what it costs on 10,000 (a target), and the CSV export of everyone stays in bounds.
 let people100k;
-if (scenarios.includes('people-page-100k') || scenarios.includes('people-export-100k')) {
+if (scenarios.includes('people-page-100k') || scenarios.includes('people-export-100k') || scenarios.includes('people-export-100k-xlsx')) {
   process.stderr.write('setting up 100,000 people in 3,955 groups...\n');
   people100k = await setupPeople(env, smoke ? { people: 1000, slug: 'people-100k' } : { people: 100_000, slug: 'people-100k', width: 10 });
 }
@@ -246,6 +246,22 @@ const downloadLines = (url, headers) =>
       response.on('end', () => resolve({ status: response.statusCode, lines }));
     }).on('error', reject);
   });
+/** Reads a whole answer into memory (an XLSX file is read back whole). */
+const downloadBody = (url, headers) =>
+  new Promise((resolve, reject) => {
+    httpGet(url, { headers }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+/** The data rows of a workbook's first sheet (its header not counted), read with exceljs. */
+async function workbookRows(body) {
+  const { default: ExcelJS } = await import('exceljs');
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(body);
+  return workbook.worksheets[0].rowCount - 1;
+}
 /** The people-page targets are stated at 32 connections, whatever --connections says. */
 const PEOPLE_CONNECTIONS = 32;
 /** A region leader's walk through every page of the region (`set` from setupPeople), in turn. */
@@ -303,6 +319,29 @@ const product = {
       };
       results.push(row);
       process.stderr.write(`people-export-100k: ${rows} rows in ${ms} ms\n`);
+      return row;
+    }),
+  // The same download as an Excel workbook (format=xlsx): the time and the peak RSS beside the CSV's.
+  'people-export-100k-xlsx': () =>
+    onOwnServer(env, async (port) => {
+      const started = performance.now();
+      const { status, body } = await downloadBody(`http://127.0.0.1:${port}/api/people?sort=name&format=xlsx`, {
+        host: people100k.host, authorization: `Bearer ${people100k.adminToken}`,
+      });
+      const ms = Math.round(performance.now() - started);
+      // Read back after the clock stops (in this process, not the server's): every row there.
+      const rows = status === 200 ? await workbookRows(body) : 0;
+      const row = {
+        scenario: `GET /api/people as XLSX, everyone (${rows} rows, ${(body.length / 1_048_576).toFixed(1)} MB in ${ms} ms; req/s = rows/s)`,
+        requestsPerSecond: Math.round((rows * 1000) / ms),
+        p50Ms: ms,
+        p99Ms: ms,
+        non2xx: status === 200 ? 0 : 1,
+        errors: 0,
+        expect2xx: true,
+      };
+      results.push(row);
+      process.stderr.write(`people-export-100k-xlsx: ${rows} rows in ${ms} ms\n`);
       return row;
     }),
   // The same walk through the same data, answered by the peer (bench/peer-people-server.mjs):

@@ -11,7 +11,7 @@ describe('benchmark script', () => {
       timeoutMs: 120_000,
     });
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-    for (const scenario of ['baseline', 'GET /api/user', 'invalid token (401)', 'POST /api/login', 'mix', 'tenants', 'while logins run', 'register-storm: 150 at once, capacity 100', 'summary', 'GET /api/people, region subtree', 'peer: Express 5 + better-sqlite3', 'people of 100,000', 'GET /api/people as CSV, everyone']) {
+    for (const scenario of ['baseline', 'GET /api/user', 'invalid token (401)', 'POST /api/login', 'mix', 'tenants', 'while logins run', 'register-storm: 150 at once, capacity 100', 'summary', 'GET /api/people, region subtree', 'peer: Express 5 + better-sqlite3', 'people of 100,000', 'GET /api/people as CSV, everyone', 'GET /api/people as XLSX, everyone']) {
       expect(result.stdout).toContain(scenario);
     }
     expect(result.stdout).toMatch(/\| req\/s \|/);
