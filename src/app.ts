@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openCacheChangeFeed } from './db/invalidation/feed.js';
-import type { CacheChange } from './db/invalidation/queries.js';
+import { isTenantSettingsChange, type CacheChange } from './db/invalidation/queries.js';
 import type { Storage } from './db/storage.js';
 import authPlugin, { enforceRequirement } from './http/auth.js';
 import batchedAnswers from './http/batched-answers.js';
@@ -32,6 +32,7 @@ import idempotency from './modules/idempotency/plugin.js';
 import maintenance from './modules/maintenance/plugin.js';
 import { createTenantDirectory } from './modules/tenants/directory.js';
 import tenantRoutes from './modules/tenants/routes.js';
+import { tenantTimeZone } from './modules/tenants/rules.js';
 import { createTokenAuthenticator } from './modules/tokens/authenticator.js';
 import { createLastUseRecorder } from './modules/tokens/last-use.js';
 import tokenRoutes from './modules/tokens/routes.js';
@@ -153,9 +154,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const verifier = createTokenVerifier({ storage, isCurrent, sessions });
   const peopleJson = createPersonJsonMemory({ isCurrent });
   // What this process changes, it forgets at once; what others change arrives through the feed.
+  // "Today" in each tenant's zone; a new zone is heard of like any other change.
+  const calendar = createTenantCalendar((slug) => tenantTimeZone(storage, slug), deps.now);
   const forget = (change: CacheChange) => {
     verifier.forget(change);
     peopleJson.forget(change);
+    if (isTenantSettingsChange(change)) calendar.forget(change.tenant);
   };
   const unsubscribe = storage.invalidations.subscribe(forget);
   const changeFeed = await openCacheChangeFeed(storage, {
@@ -203,11 +207,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(sessionRoutes, { tokenPrefix, sessions });
       await api.register(userRoutes);
       await api.register(tokenRoutes, { tokenPrefix, sessions });
-      await api.register(tenantRoutes, { storage });
       // The group administration core: groups, role types, people, memberships.
       const cursorsOf = (request: FastifyRequest) => cursors.scoped(cursorScope(request.tenant.slug, request.query as Record<string, unknown>));
       const writes = (tenant: string) => storage.invalidations.writes(tenant);
-      const resources = { cursorsOf, accessOf: createRequestAccess(createTenantCalendar(storage, deps.now), createRoleMemory({ writes })) };
+      const resources = { cursorsOf, accessOf: createRequestAccess(calendar, createRoleMemory({ writes })) };
+      await api.register(tenantRoutes, { storage, accessOf: resources.accessOf });
       const { groupOf } = createGroupMemory({ writes });
       await api.register(groupRoutes, resources);
       await api.register(roleTypeRoutes, resources);

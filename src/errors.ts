@@ -158,6 +158,7 @@ export const fieldMessages = {
   required: (field: string) => `The ${attribute(field)} field is required.`,
   requiredWithout: (field: string, other: string) => `The ${attribute(field)} field is required when ${attribute(other)} is not present.`,
   selectedInvalid: (field: string) => `The selected ${attribute(field)} is invalid.`,
+  timezone: (field: string) => `The ${attribute(field)} field must be a valid timezone.`,
   dateAfterOrEqual: (field: string, other: string) => `The ${attribute(field)} field must be a date after or equal to ${attribute(other)}.`,
   dateBeforeOrEqual: (field: string, other: string) => `The ${attribute(field)} field must be a date before or equal to ${attribute(other)}.`,
   reservedTokenName: (name: string) => `The name ${name} is reserved.`,
@@ -166,7 +167,7 @@ export const fieldMessages = {
   expiryBeyondToken: (expiresAt: string) => `The expires at field may not be later than this token's own expiry, ${expiresAt}.`,
 } as const;
 
-/** The words of the CSV import. */
+/** The words of the people import (CSV and XLSX). */
 export const importMessages = {
   passwordColumn: 'The password column cannot be imported.',
   unknownColumn: (name: string) => `The file has an unknown column: ${name}.`,
@@ -183,6 +184,14 @@ export const importMessages = {
   emailTakenInRow: (row: number) => `The email has already been taken in row ${row}.`,
   samePersonAsRow: (row: number) => `The row matches the same person as row ${row}.`,
   mayNotChange: 'You may not change the person this row matches.',
+  columnsMeanOneField: (first: string, second: string, field: string) => `The columns "${first}" and "${second}" both mean ${attribute(field)}.`,
+  monthFirstDates: 'Dates like 03/24/2014 are read day first; use 24.03.2014.',
+  notDate: (field: string) => `The ${attribute(field)} field must be a date such as 2014-03-04 or 04.03.2014.`,
+  notYesNo: (field: string) => `The ${attribute(field)} field must be yes or no, such as true/false, yes/no, ja/nein, oui/non, wahr/falsch, vrai/faux, 1/0 or x/empty.`,
+  notUtf16: 'The file must be UTF-16 text, as its byte order mark says.',
+  unknownCharset: 'The charset of the file must be utf-8, windows-1252 or iso-8859-1.',
+  notXlsx: 'The file is not a readable XLSX workbook.',
+  spreadsheetError: (field: string, value: string) => `The ${attribute(field)} cell holds the spreadsheet error ${value}.`,
 } as const;
 
 /** The messages of the domain rules: webhooks and retries, groups, role types, memberships, guardians, then events. */

@@ -1,19 +1,20 @@
 import type { Command } from 'commander';
-import { createTenant, listAllTenants, setTenantTimezone } from '../modules/tenants/rules.js';
+import { createTenant, listAllTenants, setTenantLocale, setTenantTimezone } from '../modules/tenants/rules.js';
 import { withStorage } from './context.js';
 
 export function registerTenantCommands(program: Command): void {
-  const tenant = program.command('tenant').description('create and list tenants');
+  const tenant = program.command('tenant').description('create and list tenants, set their time zone and language');
 
   tenant
     .command('create <slug>')
     .description('create a tenant and its database')
     .option('--name <text>', 'display name (defaults to the slug)')
     .option('--timezone <zone>', 'time zone (IANA name, e.g. Europe/Zurich) in which its days begin and end (default UTC)')
-    .action((slug: string, options: { name?: string; timezone?: string }) =>
+    .option('--locale <language>', 'language of its mails: de, en or fr (default en)')
+    .action((slug: string, options: { name?: string; timezone?: string; locale?: string }) =>
       withStorage(async (storage) => {
-        const row = await createTenant(storage, slug, options.name, options.timezone);
-        process.stdout.write(`created tenant "${row.slug}" (${row.name}), time zone ${row.timezone}\n`);
+        const row = await createTenant(storage, slug, options.name, options.timezone, options.locale);
+        process.stdout.write(`created tenant "${row.slug}" (${row.name}), time zone ${row.timezone}, language ${row.locale}\n`);
       }),
     );
 
@@ -24,6 +25,16 @@ export function registerTenantCommands(program: Command): void {
       withStorage(async (storage) => {
         const row = await setTenantTimezone(storage, slug, zone);
         process.stdout.write(`time zone of "${row.slug}" set to ${row.timezone}\n`);
+      }),
+    );
+
+  tenant
+    .command('locale <slug> <language>')
+    .description('set the language of the tenant\'s mails: de, en or fr')
+    .action((slug: string, language: string) =>
+      withStorage(async (storage) => {
+        const row = await setTenantLocale(storage, slug, language);
+        process.stdout.write(`language of "${row.slug}" set to ${row.locale}\n`);
       }),
     );
 

@@ -189,7 +189,7 @@ export interface paths {
         };
         /**
          * My tenant
-         * @description The tenant's slug, name and time zone, for any valid token whatever its abilities.
+         * @description The tenant's slug, name, time zone and language, for any valid token whatever its abilities.
          */
         get: operations["getTenant"];
         put?: never;
@@ -197,7 +197,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change my tenant
+         * @description Needs `admin` on the root. `name` (1-255), `timezone` (an IANA name, kept in its canonical spelling) and `locale` (`de`, `en`, `fr`: the language of the tenant's mails), each optional. Events keep their moment in time (they are stored in UTC); "today" moves with the zone on every instance at once. The root group keeps its name.
+         */
+        patch: operations["updateTenant"];
         trace?: never;
     };
     "/groups": {
@@ -398,8 +402,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import people from CSV
-         * @description All or nothing: every row joins `group_id` with `role_type`. Rows match people by e-mail (any case), else by firstname, lastname and birthday among the active members of the group; matched rows update the fields they give (an empty cell: null, or unchanged for a required field), new rows create people without login. Any problem: 422 with `errors: {"row N": [...]}` (the header is row 1) or `{"file": [...]}`, nothing written. `dry_run=true` checks and counts only.
+         * Import people from CSV or XLSX
+         * @description All or nothing: every row joins `group_id` with `role_type`. Rows match people by e-mail (any case), else by firstname, lastname and birthday among the active members of the group; matched rows update the fields they give (an empty cell: null, or unchanged for a required field), new rows create people without login. Headers may be the field names or their English, German and French names; dates may be `2014-03-04`, `04.03.2014`, `4.3.2014` or `04/03/2014` (day first); booleans `true`/`false`, `yes`/`no`, `ja`/`nein`, `oui`/`non`, `wahr`/`falsch`, `vrai`/`faux`, `1`/`0`, `x`/empty. Any problem: 422 with `errors: {"row N": [...]}` (the header is row 1) or `{"file": [...]}`, nothing written. `dry_run=true` checks and counts only; `ignore_unknown=true` ignores columns that match no field and lists them in `ignored_columns`; `details=true` adds `columns` and `rows`.
          */
         post: operations["importPeople"];
         delete?: never;
@@ -420,6 +424,26 @@ export interface paths {
          * @description The answer to a data-access request: the caller's person record, all their memberships (with group names), guardians and wards (id and names), tokens (as GET /tokens lists them, never secrets) and the history of their person, memberships and participations (newest first).
          */
         get: operations["exportMyData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything kept about a person
+         * @description Needs `admin` on the root: what GET /user/export gives the person themself, for an administrator who answers their data-access request. No token is marked `current` (the request's token is not theirs). A person the caller does not see: 404.
+         */
+        get: operations["exportPersonData"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3390,6 +3414,8 @@ export interface operations {
                                 name: string;
                                 /** @description IANA time zone name; "today" for memberships and events is a date there */
                                 timezone: string;
+                                /** @description The language of the mails the service writes for the tenant: de, en or fr */
+                                locale: "de" | "en" | "fr";
                             };
                         };
                     };
@@ -3433,6 +3459,272 @@ export interface operations {
                 };
             };
             /** @description A query parameter this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    updateTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description IANA time zone name, e.g. Europe/Zurich */
+                    timezone?: string;
+                    /** @description The language of the mails the service writes for the tenant: de, en or fr */
+                    locale?: "de" | "en" | "fr";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            tenant: {
+                                slug: string;
+                                name: string;
+                                /** @description IANA time zone name; "today" for memberships and events is a date there */
+                                timezone: string;
+                                /** @description The language of the mails the service writes for the tenant: de, en or fr */
+                                locale: "de" | "en" | "fr";
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (admin on the root needed) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Tenant not found (unknown host), or the resource does not exist */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Body larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CSRF token mismatch.: the session cookie without an X-XSRF-TOKEN header equal to the XSRF-TOKEN cookie, or from another origin; or no Authorization header and Accept does not ask for JSON */
+            419: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description The timezone field must be a valid timezone., The selected locale is invalid., or the name */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -7232,6 +7524,10 @@ export interface operations {
                 group_id: number;
                 role_type: string;
                 dry_run?: boolean;
+                /** @description true: columns that match no field are ignored (and listed in `ignored_columns`) instead of refusing the file */
+                ignore_unknown?: boolean;
+                /** @description true: the answer adds `columns` and `rows` (what each row does) */
+                details?: boolean;
             };
             header?: {
                 /** @description Makes the POST safe to retry: a repeat with the same key within 24 h gets the first answer again (Idempotent-Replayed: true). 1-255 visible ASCII characters. */
@@ -7243,6 +7539,7 @@ export interface operations {
         requestBody: {
             content: {
                 "text/csv": string;
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
             };
         };
         responses: {
@@ -7267,6 +7564,24 @@ export interface operations {
                             created: number;
                             updated: number;
                             unchanged: number;
+                            columns?: {
+                                header: string;
+                                /** @description null: an ignored column */
+                                field: string | null;
+                            }[];
+                            rows?: {
+                                /** @description The row as a spreadsheet shows it (the header is row 1) */
+                                row: number;
+                                action: "created" | "updated" | "unchanged";
+                                /** @description null for a new person in a dry run */
+                                person_id: number | null;
+                                /** @description {field: [old, new]}; a new person: the fields the row gives, old null */
+                                changes: {
+                                    [key: string]: unknown[];
+                                };
+                            }[];
+                            /** @description With ignore_unknown=true: the headers that matched no field */
+                            ignored_columns?: string[];
                         };
                     };
                 };
@@ -7388,7 +7703,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not text/csv */
+            /** @description The body is neither text/csv nor XLSX */
             415: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -7426,7 +7741,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The query, the file (`file`: unknown column, password column, too many rows, not CSV) or its rows (`row N`) */
+            /** @description The query, the file (`file`: unknown column, two columns for one field, password column, too many rows, month-first dates, not CSV, not a readable XLSX workbook) or its rows (`row N`) */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -7714,7 +8029,296 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed: a query parameter of a wrong type, a forged cursor, or one this endpoint does not take */
+            /** @description A query parameter this endpoint does not take */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description The first message, plus " (and N more errors)" */
+                        message: string;
+                        /** @description field -> messages */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Too Many Attempts.";
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Server Error (details only in the log) */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage unreachable or maintenance; see Retry-After */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    exportPersonData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        data: {
+                            export: {
+                                person: {
+                                    id: number;
+                                    username: string | null;
+                                    email: string | null;
+                                    firstname: string;
+                                    lastname: string;
+                                    gender_id: number | null;
+                                    type_id: number | null;
+                                    phonenumber: string | null;
+                                    phonenumber_mobile: string | null;
+                                    street: string | null;
+                                    housenumber: string | null;
+                                    zip: string | null;
+                                    city: string | null;
+                                    is_vegetarian: boolean;
+                                    can_swimm: boolean;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    created_at: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    updated_at: string;
+                                    birthday: string | null;
+                                    has_login: boolean;
+                                };
+                                memberships: {
+                                    id: number;
+                                    person_id: number;
+                                    group_id: number;
+                                    role_type: string;
+                                    label: string | null;
+                                    /** @description YYYY-MM-DD */
+                                    start_on: string;
+                                    end_on: string | null;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    created_at: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    updated_at: string;
+                                    group_name: string;
+                                }[];
+                                guardians: {
+                                    id: number;
+                                    firstname: string;
+                                    lastname: string;
+                                }[];
+                                wards: {
+                                    id: number;
+                                    firstname: string;
+                                    lastname: string;
+                                }[];
+                                participations: {
+                                    id: number;
+                                    event_id: number;
+                                    person_id: number;
+                                    role: "participant" | "helper" | "leader";
+                                    state: "pending" | "accepted" | "waitlisted" | "rejected" | "cancelled";
+                                    waitlist_position: number | null;
+                                    attended: boolean | null;
+                                    notes: string | null;
+                                    person: {
+                                        id: number;
+                                        firstname: string;
+                                        lastname: string;
+                                        is_vegetarian?: boolean;
+                                        can_swimm?: boolean;
+                                        birthday?: string | null;
+                                        /** @description Their numbers, for emergencies at camp */
+                                        guardians?: {
+                                            id: number;
+                                            firstname: string;
+                                            lastname: string;
+                                            phonenumber: string | null;
+                                            phonenumber_mobile: string | null;
+                                            email: string | null;
+                                        }[];
+                                    };
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    created_at: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    updated_at: string;
+                                    event_name: string;
+                                }[];
+                                tokens: {
+                                    id: number;
+                                    name: string;
+                                    abilities: string[];
+                                    last_used_at: string | null;
+                                    expires_at: string | null;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    created_at: string;
+                                    /** @description UTC, six fraction digits, e.g. 2026-11-21T09:30:05.123000Z */
+                                    updated_at: string;
+                                    /** @description true for the token this request was made with */
+                                    current: boolean;
+                                }[];
+                                history: {
+                                    seq: number;
+                                    entity: "person" | "group" | "membership" | "guardianship" | "role_type" | "event" | "participation";
+                                    /** @description The id; a role type's key; a guardianship's ward */
+                                    entity_id: number | string;
+                                    action: "created" | "updated" | "deleted";
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @description Who made the change; null for the command line, the Laravel import, or an erased person */
+                                    actor: {
+                                        id: number;
+                                        firstname: string;
+                                        lastname: string;
+                                    } | null;
+                                    /** @description For an update: {field: [old, new]} */
+                                    changes: {
+                                        [key: string]: unknown[];
+                                    };
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        message: "Unauthenticated.";
+                    };
+                };
+            };
+            /** @description Invalid ability provided., or This action is unauthorized. (admin on the root needed) */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Person not found. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window, never below 0 */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A query parameter this endpoint does not take */
             422: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -7836,6 +8440,8 @@ export interface operations {
                                 name: string;
                                 /** @description IANA time zone name; "today" for memberships and events is a date there */
                                 timezone: string;
+                                /** @description The language of the mails the service writes for the tenant: de, en or fr */
+                                locale: "de" | "en" | "fr";
                             };
                             role_types: {
                                 key: string;

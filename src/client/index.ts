@@ -93,8 +93,13 @@ export function createClient(options: ClientOptions) {
     access: () => api.GET('/user/access'),
     /** GET /user/agenda: what is next for the caller and their wards. */
     agenda: (query: Query<'getAgenda'> = {}) => api.GET('/user/agenda', { params: { query } }),
-    /** GET /tenant: the tenant's slug, name and time zone. */
-    tenant: () => api.GET('/tenant'),
+    /**
+     * GET /tenant: the tenant's slug, name, time zone and language. `tenant.update(body)`: PATCH
+     * /tenant, its name, time zone or language (admin on the root).
+     */
+    tenant: Object.assign(() => api.GET('/tenant'), {
+      update: (body: Body<'updateTenant'>) => api.PATCH('/tenant', { body }),
+    }),
     /** POST /logout: ends this token. */
     async logout() {
       const result = await api.POST('/logout');
@@ -153,6 +158,8 @@ export function createClient(options: ClientOptions) {
       removeGuardian: (id: number, guardianId: number) =>
         api.DELETE('/people/{id}/guardians/{guardian_id}', { params: { path: { id, guardian_id: guardianId } } }),
       wards: () => api.GET('/user/wards'),
+      /** Everything kept about the person, as GET /user/export gives it to them (admin on the root). */
+      export: (id: number) => api.GET('/people/{id}/export', { params: { path: { id } } }),
     },
     /** Who holds which role where, and when. */
     memberships: {

@@ -284,6 +284,8 @@ export interface TenantsTable {
   name: string;
   /** IANA time zone name, e.g. "Europe/Zurich"; "UTC" unless set. */
   timezone: Generated<string>;
+  /** The language of the tenant's mails: "de", "en" or "fr"; "en" unless set. */
+  locale: Generated<string>;
   created_at: string;
 }
 

@@ -43,11 +43,23 @@ describe('groupadmin command line', () => {
 
   it('creates a tenant in the time zone --timezone names, checked before anything is created', async () => {
     const created = await cli(['tenant', 'create', 'zurich', '--timezone', 'europe/zurich']);
-    expect(created).toMatchObject({ status: 0, stdout: 'created tenant "zurich" (zurich), time zone Europe/Zurich\n' });
+    expect(created).toMatchObject({ status: 0, stdout: 'created tenant "zurich" (zurich), time zone Europe/Zurich, language en\n' });
     const bad = await cli(['tenant', 'create', 'mars', '--timezone', 'Mars/Olympus']);
     expect(bad).toMatchObject({ status: 1, stderr: 'groupadmin: "Mars/Olympus" is not a time zone: use an IANA name such as Europe/Zurich\n' });
     expect((await cli(['tenant', 'list'])).stdout).not.toContain('mars');
-    expect((await cli(['tenant', 'create', 'plain'])).stdout).toBe('created tenant "plain" (plain), time zone UTC\n');
+    expect((await cli(['tenant', 'create', 'plain'])).stdout).toBe('created tenant "plain" (plain), time zone UTC, language en\n');
+  });
+
+  it('creates a tenant in the language --locale names and sets it later, refusing others with one line', async () => {
+    const created = await cli(['tenant', 'create', 'geneve', '--locale', 'fr']);
+    expect(created).toMatchObject({ status: 0, stdout: 'created tenant "geneve" (geneve), time zone UTC, language fr\n' });
+    const bad = await cli(['tenant', 'create', 'roma', '--locale', 'it']);
+    expect(bad).toMatchObject({ status: 1, stderr: 'groupadmin: "it" is not a language of the service: use de, en, fr\n' });
+    expect((await cli(['tenant', 'list'])).stdout).not.toContain('roma');
+    expect(await cli(['tenant', 'locale', 'geneve', 'de'])).toMatchObject({ status: 0, stdout: 'language of "geneve" set to de\n' });
+    expect(await cli(['tenant', 'locale', 'geneve', 'DE'])).toMatchObject({ status: 1, stderr: 'groupadmin: "DE" is not a language of the service: use de, en, fr\n' });
+    expect(await cli(['tenant', 'locale', 'nowhere', 'en'])).toMatchObject({ status: 1, stderr: 'groupadmin: tenant "nowhere" not found\n' });
+    expect((await cli(['tenant', 'locale', 'geneve'])).status).toBe(2);
   });
 
   it('exits 2 on wrong usage', async () => {

@@ -109,8 +109,8 @@ describe('migrating a service made by the previous schema', () => {
     await buildOldService(secret);
     storage = await createStorage(config);
     await migrateAll(storage, { onlyWhenBehind: true });
-    const tenants = await storage.registry.selectFrom('tenants').select(['slug', 'name', 'timezone']).execute();
-    expect(tenants).toEqual([{ slug: 'acme', name: 'Acme Club', timezone: 'UTC' }]);
+    const tenants = await storage.registry.selectFrom('tenants').select(['slug', 'name', 'timezone', 'locale']).execute();
+    expect(tenants).toEqual([{ slug: 'acme', name: 'Acme Club', timezone: 'UTC', locale: 'en' }]);
     // The tenant got its root group, named after it, and the default role types; the
     // existing user keeps every field, gains the name sort keys, and is granted nothing.
     const db = storage.tenantDb('acme');

@@ -399,6 +399,18 @@ describe('every write path reaches the caches of every instance within a second'
       expect((await onA('POST', `/api/events/${event}/participations`, bobToken, { person_id: bob.id })).statusCode).toBe(201);
       await seenOnB(async () => (await eventOnB())?.participants_count === 1);
     },
+    'PATCH /tenant': async () => {
+      // A new zone moves "today" on B: a membership that starts today in Kiritimati (UTC+14) is
+      // active there, and not yet in Pago Pago (UTC-11), whatever the hour.
+      const { admin, bob, troop, onBAs } = await groupCore();
+      const ahead = new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Kiritimati' }).format(new Date());
+      await t.grant('demo', bob.id, troop, 'leader', { startOn: ahead });
+      expect((await onA('PATCH', '/api/tenant', admin, { timezone: 'Pacific/Pago_Pago' })).statusCode).toBe(200);
+      await seenOnB(async () => (await onBAs(`/api/groups/${troop}/memberships`)) === 403);
+      expect((await onA('PATCH', '/api/tenant', admin, { timezone: 'Pacific/Kiritimati', name: 'Club', locale: 'de' })).statusCode).toBe(200);
+      await seenOnB(async () => (await onBAs(`/api/groups/${troop}/memberships`)) === 200);
+      expect((await onB('/api/tenant', admin)).json().data.tenant).toEqual({ slug: 'demo', name: 'Club', timezone: 'Pacific/Kiritimati', locale: 'de' });
+    },
     'POST /people/import': async () => {
       // The import: a row matched by e-mail changes bob, whose user B remembers.
       const { admin, bob, bobToken, troop } = await groupCore();
@@ -451,6 +463,14 @@ describe('every write path reaches the caches of every instance within a second'
       await seenOnB(async () => {
         const answer = await onB('/api/tenant', token);
         return answer.statusCode === 200 && answer.json().data.tenant.timezone === 'Europe/Zurich';
+      });
+    },
+    'tenant locale': async () => {
+      const { token } = await rememberedOnB();
+      await cli('tenant', 'locale', 'demo', 'fr');
+      await seenOnB(async () => {
+        const answer = await onB('/api/tenant', token);
+        return answer.statusCode === 200 && answer.json().data.tenant.locale === 'fr';
       });
     },
     'user create': async () => {

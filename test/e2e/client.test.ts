@@ -34,7 +34,13 @@ describe('the typed client', () => {
       expect((await client.user()).error).toEqual({ message: 'Unauthenticated.' });
       expect((await client.login('admin', password)).response.status).toBe(200);
       const { data: tenant } = await client.tenant();
-      expect(tenant?.data.tenant).toEqual({ slug: 'demo', name: 'Demo', timezone: 'UTC' });
+      expect(tenant?.data.tenant).toEqual({ slug: 'demo', name: 'Demo', timezone: 'UTC', locale: 'en' });
+      // The first administrator changes the tenant's language and reads their own data as an administrator would.
+      const changed = await client.tenant.update({ locale: 'de' });
+      expect(changed.data?.data.tenant).toEqual({ slug: 'demo', name: 'Demo', timezone: 'UTC', locale: 'de' });
+      const me = (await client.user()).data!.id;
+      const exported = await client.people.export(me);
+      expect(exported.data?.data.export.person.id).toBe(me);
     } finally {
       await server.stop();
       await services.cleanup();

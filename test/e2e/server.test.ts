@@ -62,7 +62,7 @@ describe('the built server over real HTTP', () => {
       const login = await http(zoned.port, { method: 'POST', path: '/api/login', headers: { 'content-type': 'application/json', accept: 'application/json' }, body });
       const token = (json(login.body).api_key as { plainTextToken: string }).plainTextToken;
       const tenant = await http(zoned.port, { path: '/api/tenant', headers: { accept: 'application/json', authorization: `Bearer ${token}` } });
-      expect(JSON.parse(tenant.body).data.tenant).toEqual({ slug: 'demo', name: 'Demo', timezone: 'Europe/Zurich' });
+      expect(JSON.parse(tenant.body).data.tenant).toEqual({ slug: 'demo', name: 'Demo', timezone: 'Europe/Zurich', locale: 'en' });
     } finally {
       await zoned.stop();
       await own.cleanup();

@@ -3,12 +3,18 @@ import type { RegistryDatabase, TenantDatabase } from '../types.js';
 
 type Registry = Kysely<RegistryDatabase>;
 
-/** A change to something a cache may hold: a user (userId) or a token (tokenId). */
+/**
+ * A change to something a cache may hold: a user (userId) or a token (tokenId); with neither, the
+ * tenant's own settings (its registry row: name, time zone, language).
+ */
 export interface CacheChange {
   tenant: string;
   userId: number | null;
   tokenId: number | null;
 }
+
+/** Whether the change is to the tenant's settings rather than to one of its users or tokens. */
+export const isTenantSettingsChange = (change: CacheChange): boolean => change.userId === null && change.tokenId === null;
 
 export interface FeedRow {
   id: number;

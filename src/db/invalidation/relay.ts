@@ -32,6 +32,12 @@ export interface Invalidations {
    * one of its statements may have announced a change, and counts it either way (`writes`).
    */
   afterWrite(tenant: string, seen: OutboxRow[], mayAnnounce: boolean): Promise<void>;
+  /**
+   * The tenant's settings (its registry row) have changed: this process's caches hear it at once,
+   * every other instance through the feed. Registry rows have no outbox; a failed append is
+   * retried with the relays (retryPending).
+   */
+  announceTenantSettings(tenant: string): Promise<void>;
   /** Relays again what could not be relayed; rejects while that still fails. */
   retryPending(): Promise<void>;
   /**
@@ -120,6 +126,18 @@ export function createInvalidationRelay({ registry, dialect, tenantDb }: RelayOp
     }
   };
 
+  /** Tenants whose change of settings could not be appended to the feed yet. */
+  const settingsPending = new Set<string>();
+  const appendSettings = async (tenant: string) => {
+    try {
+      await appendToFeed(registry, dialect, [{ tenant, userId: null, tokenId: null }], toDbTimestamp(new Date()));
+      settingsPending.delete(tenant);
+    } catch (err) {
+      settingsPending.add(tenant);
+      lastFailure = err;
+    }
+  };
+
   const countWrite = (tenant: string) => void writeCounts.set(tenant, (writeCounts.get(tenant) ?? 0) + 1);
   const relay = (tenant: string, seen: OutboxRow[] = []): Promise<void> => {
     countWrite(tenant);
@@ -142,9 +160,15 @@ export function createInvalidationRelay({ registry, dialect, tenantDb }: RelayOp
       return () => listeners.delete(listener);
     },
     relay,
+    async announceTenantSettings(tenant) {
+      const change = { tenant, userId: null, tokenId: null };
+      for (const listener of listeners) listener(change);
+      await appendSettings(tenant);
+    },
     async retryPending() {
       for (const tenant of [...pending]) await relay(tenant);
-      if (pending.size > 0) throw lastFailure;
+      for (const tenant of [...settingsPending]) await appendSettings(tenant);
+      if (pending.size > 0 || settingsPending.size > 0) throw lastFailure;
     },
     afterWrite(tenant, seen, mayAnnounce) {
       if (mayAnnounce) return relay(tenant, seen);

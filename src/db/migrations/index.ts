@@ -4,6 +4,7 @@ import * as createSettings from './registry/2026-11-21T12-00-00-create-settings.
 import * as createAuthChanges from './registry/2026-11-21T14-00-00-create-auth-changes.js';
 import * as addTenantTimezone from './registry/2026-11-23T12-00-00-add-tenant-timezone.js';
 import * as createWebhookTenants from './registry/2026-11-24T20-00-00-create-webhook-tenants.js';
+import * as addTenantLocale from './registry/2026-12-07T10-00-00-add-tenant-locale.js';
 import * as createUsersAndTokens from './tenant/2026-11-21T10-00-00-create-users-and-tokens.js';
 import * as announceCacheChanges from './tenant/2026-11-23T10-00-00-announce-cache-changes.js';
 import { createGroupsAndPeople } from './tenant/2026-11-24T10-00-00-create-groups-and-people.js';
@@ -30,6 +31,7 @@ export const registryMigrations = provider({
   '2026-11-21T14-00-00-create-auth-changes': createAuthChanges,
   '2026-11-23T12-00-00-add-tenant-timezone': addTenantTimezone,
   '2026-11-24T20-00-00-create-webhook-tenants': createWebhookTenants,
+  '2026-12-07T10-00-00-add-tenant-locale': addTenantLocale,
 });
 
 /** What a tenant's migrations need to know of it (the root group is named after the tenant). */

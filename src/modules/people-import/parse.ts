@@ -1,16 +1,11 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import { errors, importMessages } from '../../errors.js';
 import { unneutralise } from '../../lib/csv.js';
+import { decodeCsv, type Charset } from './decode.js';
+import { columnsOf, type Column, type ImportedField } from './headers.js';
+import { isMonthFirstDate } from './values.js';
 
-/** The person fields a file may set, in the JSON order of a person. */
-export const IMPORTED_FIELDS = [
-  'username', 'email', 'firstname', 'lastname', 'gender_id', 'type_id', 'phonenumber', 'phonenumber_mobile', 'street',
-  'housenumber', 'zip', 'city', 'is_vegetarian', 'can_swimm', 'birthday',
-] as const;
-export type ImportedField = (typeof IMPORTED_FIELDS)[number];
-
-/** Columns of an export that the import cannot set: accepted and ignored, so an export re-imports as it is. */
-const IGNORED_COLUMNS = new Set(['id', 'has_login', 'created_at', 'updated_at']);
+export { IMPORTED_FIELDS, type ImportedField } from './headers.js';
 
 /** One data row: its number as a spreadsheet shows it (the header is row 1) and its cells by field. */
 export interface ImportRow {
@@ -18,14 +13,40 @@ export interface ImportRow {
   cells: Partial<Record<ImportedField, string>>;
   /** Cells beyond the header's columns that hold something. */
   overflowing: boolean;
+  /** What reading found wrong with a cell, by field (an XLSX error value such as `#N/A`): the field is not read. */
+  cellProblems: Partial<Record<ImportedField, string[]>>;
 }
 
 export interface ImportFile {
   fields: ReadonlySet<ImportedField>;
   rows: ImportRow[];
+  /** Each column of the header and the field it was read as (null: ignored). */
+  columns: Column[];
+  /** Headers that match no field, ignored at the caller's request (`ignore_unknown=true`). */
+  ignoredColumns: string[];
 }
 
-const fileError = (messages: readonly string[]) => errors.validation({ file: [...new Set(messages)] });
+export interface ImportFileOptions {
+  /** Ignore (and list) columns that match no field instead of refusing the file. */
+  ignoreUnknown?: boolean;
+  /** The `charset` of the request's Content-Type. */
+  charset?: Charset;
+}
+
+/** A file as read, before its header is understood: the header's cells, then each data row's. */
+export interface SheetTable {
+  header: string[];
+  rows: {
+    row: number;
+    cells: string[];
+    /** Error values (`#N/A`) by column. */
+    errors?: ReadonlyMap<number, string>;
+    /** Whether cells beyond the header's columns hold something (else: read from `cells`). */
+    overflowing?: boolean;
+  }[];
+}
+
+export const fileError = (messages: readonly string[]) => errors.validation({ file: [...new Set(messages)] });
 
 /**
  * Rows without data a file may hold besides its data rows (cells of spaces only, or separators
@@ -34,39 +55,21 @@ const fileError = (messages: readonly string[]) => errors.validation({ file: [..
  * accept them), so a body of such rows would otherwise hold the process for a minute. Empty lines
  * cost nothing and are not counted.
  */
-const ROWS_WITHOUT_DATA_PER_ROW = 4;
+export const ROWS_WITHOUT_DATA_PER_ROW = 4;
 
 /**
- * Comma or semicolon, decided from the header row (spreadsheets in German- and French-speaking
- * countries write semicolons): whichever of the two it holds more of.
+ * Comma, semicolon or tab, decided from the header row (spreadsheets in German- and
+ * French-speaking countries write semicolons, Excel's "Unicode text" tabs): whichever it holds
+ * most of, a comma when none.
  */
-function separatorOf(text: string): ',' | ';' {
+function separatorOf(text: string): ',' | ';' | '\t' {
   const start = text.search(/[^\r\n]/);
   const end = text.indexOf('\n', start);
   const header = text.slice(start, end === -1 ? undefined : end);
   const count = (separator: string) => header.split(separator).length - 1;
-  return count(';') > count(',') ? ';' : ',';
-}
-
-/** Header names -> the field of each column (null: a column that is ignored), or 422 on `file`. */
-function columnsOf(header: string[]): (ImportedField | null)[] {
-  const problems: string[] = [];
-  const seen = new Set<string>();
-  const columns = header.map((raw, index) => {
-    const name = raw.trim().toLowerCase();
-    if (name === '') {
-      problems.push(importMessages.unnamedColumn(index + 1));
-      return null;
-    }
-    if (seen.has(name)) problems.push(importMessages.repeatedColumn(name));
-    seen.add(name);
-    if (name === 'password') problems.push(importMessages.passwordColumn);
-    else if ((IMPORTED_FIELDS as readonly string[]).includes(name)) return name as ImportedField;
-    else if (!IGNORED_COLUMNS.has(name)) problems.push(importMessages.unknownColumn(raw.trim()));
-    return null;
-  });
-  if (problems.length > 0) throw fileError(problems);
-  return columns;
+  let best: ',' | ';' | '\t' = ',';
+  for (const separator of [';', '\t'] as const) if (count(separator) > count(best)) best = separator;
+  return best;
 }
 
 function csvProblem(err: CsvError): string {
@@ -78,24 +81,44 @@ function csvProblem(err: CsvError): string {
   return importMessages.notCsv(row);
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+/**
+ * The table of a file, whatever its form, as rows of cells by person field. A header that names a
+ * column the import does not know (unless `ignoreUnknown`), or a slash date written month first,
+ * is 422 on `file`.
+ */
+export function importFileOf(table: SheetTable, options: { ignoreUnknown: boolean; unneutralise: boolean }): ImportFile {
+  const found = columnsOf(table.header, options.ignoreUnknown);
+  if ('problems' in found) throw fileError(found.problems);
+  const { columns, ignored } = found;
+  const birthdayColumn = columns.findIndex((column) => column.field === 'birthday');
+  const rows: ImportRow[] = [];
+  for (const record of table.rows) {
+    const cells: ImportRow['cells'] = {};
+    const cellProblems: ImportRow['cellProblems'] = {};
+    columns.forEach(({ field }, column) => {
+      if (field === null) return;
+      const error = record.errors?.get(column);
+      if (error !== undefined) cellProblems[field] = [importMessages.spreadsheetError(field, error)];
+      else cells[field] = options.unneutralise ? unneutralise(record.cells[column] ?? '') : (record.cells[column] ?? '');
+    });
+    if (birthdayColumn !== -1 && isMonthFirstDate(record.cells[birthdayColumn] ?? '')) throw fileError([importMessages.monthFirstDates]);
+    const overflowing = record.overflowing ?? record.cells.slice(columns.length).some((cell) => cell !== '');
+    rows.push({ row: record.row, cells, overflowing, cellProblems });
+  }
+  const fields = new Set(columns.flatMap(({ field }) => (field === null ? [] : [field])));
+  return { fields, rows, columns, ignoredColumns: ignored };
+}
 
 /**
- * A CSV body as rows of cells by person field: UTF-8 with or without BOM,
- * comma or semicolon separated, quoted cells holding separators, quotes and line breaks. Cells
- * lose the `'` that the export put before a formula-looking text. A file that is not one, names
- * a column the import does not know, or has more than `maxRows` data rows is 422 on `file`.
- * Rows with no text at all are skipped (but keep their number, as a spreadsheet shows them); a
- * header after empty lines is the header.
+ * A CSV body as rows of cells by person field: UTF-8 (with or without BOM), UTF-16 with a BOM,
+ * or Windows-1252 (see decodeCsv); comma, semicolon or tab separated, quoted cells holding
+ * separators, quotes and line breaks. Cells lose the `'` that the export put before a
+ * formula-looking text. A file that is not one, names a column the import does not know, or has
+ * more than `maxRows` data rows is 422 on `file`. Rows with no text at all are skipped (but keep
+ * their number, as a spreadsheet shows them); a header after empty lines is the header.
  */
-export function parseImportFile(body: Buffer | undefined, maxRows: number): ImportFile {
-  let text: string;
-  try {
-    // The decoder drops a leading BOM.
-    text = UTF8.decode(body ?? Buffer.alloc(0));
-  } catch {
-    throw fileError([importMessages.notUtf8]);
-  }
+export function parseImportFile(body: Buffer | undefined, maxRows: number, options: ImportFileOptions = {}): ImportFile {
+  const text = decodeCsv(body ?? Buffer.alloc(0), options.charset);
   if (text.trim() === '') throw fileError([importMessages.noHeader]);
   const tooManyRows = () => fileError([importMessages.tooManyRows(maxRows)]);
   const maxRecords = 1 + maxRows * (1 + ROWS_WITHOUT_DATA_PER_ROW);
@@ -123,15 +146,6 @@ export function parseImportFile(body: Buffer | undefined, maxRows: number): Impo
     throw err;
   }
   const [header = [], ...data] = records;
-  const columns = columnsOf(header);
-  const rows: ImportRow[] = [];
-  for (const [index, record] of data.entries()) {
-    const cells: ImportRow['cells'] = {};
-    columns.forEach((field, column) => {
-      if (field !== null) cells[field] = unneutralise(record[column] ?? '');
-    });
-    const overflowing = record.slice(columns.length).some((cell) => cell !== '');
-    rows.push({ row: rowNumbers[index]!, cells, overflowing });
-  }
-  return { fields: new Set(columns.filter((field): field is ImportedField => field !== null)), rows };
+  const rows = data.map((cells, index) => ({ row: rowNumbers[index]!, cells }));
+  return importFileOf({ header, rows }, { ignoreUnknown: options.ignoreUnknown === true, unneutralise: true });
 }

@@ -5,9 +5,10 @@ import { lowerAscii } from '../../lib/validation.js';
 import { requireGrantable, requireGroupById, insertMemberships } from '../memberships/rules.js';
 import { mayChangeLoginOf, rightsToChange, type Access } from '../permissions/rules.js';
 import { IMPORTED_FIELDS, type ImportedField, type ImportFile, type ImportRow } from './parse.js';
+import { parseBooleanCell, parseDateCell } from './values.js';
 import { actorOf, noteCreated, noteUpdated, transact } from '../../recording/recorder.js';
 import { personChanges } from '../../recording/person-changes.js';
-import { validateImportRow, type ImportCounts, type ImportRowInput } from './schemas.js';
+import { ImportRowSchema, validateImportRow, type ImportCounts, type ImportRowDetail, type ImportRowInput } from './schemas.js';
 import { activeMemberNames, activeRoleHolderIds, findPeopleByEmails, findPeopleByIds, unendedRoleHolderIds } from '../people/rules.js';
 import { hasLogin, insertUsers, newUserRow, updateUserProfile, type ProfileChanges } from '../users/rules.js';
 
@@ -33,20 +34,24 @@ const INTEGERS: ReadonlySet<ImportedField> = new Set(['gender_id', 'type_id']);
 const FLAGS: ReadonlySet<ImportedField> = new Set(['is_vegetarian', 'can_swimm']);
 type PersonField = Exclude<ImportedField, 'username'>;
 const PERSON_FIELDS = IMPORTED_FIELDS.filter((field): field is PersonField => field !== 'username');
+const ROW_FIELD_ORDER = ['username', ...Object.keys(ImportRowSchema.properties)];
 
-/** A cell as the value its field takes; text that is not one stays text, so validation words the problem. */
-function cellValue(field: ImportedField, cell: string): unknown {
-  if (cell === '') return REQUIRED.has(field) ? undefined : null;
-  if (INTEGERS.has(field) && /^-?\d{1,15}$/.test(cell)) return Number(cell);
+/** A cell as the value its field takes (undefined: leave as it is), or the message of a cell that fits no form. */
+function cellValue(field: ImportedField, cell: string): { value: unknown } | { problem: string } {
+  if (cell === '') return { value: REQUIRED.has(field) ? undefined : null };
+  if (INTEGERS.has(field) && /^-?\d{1,15}$/.test(cell)) return { value: Number(cell) };
   if (FLAGS.has(field)) {
-    const word = cell.trim().toLowerCase();
-    if (word === 'true' || word === '1') return true;
-    if (word === 'false' || word === '0') return false;
+    const flag = parseBooleanCell(cell);
+    return flag === null ? { problem: importMessages.notYesNo(field) } : { value: flag };
   }
-  return cell;
+  if (field === 'birthday') {
+    const day = parseDateCell(cell);
+    return day === null ? { problem: importMessages.notDate(field) } : { value: day };
+  }
+  // Text that is not a value of its field stays text, so validation words the problem.
+  return { value: cell };
 }
 
-/** The row's person fields as validated input (undefined: not given), or its messages. */
 /**
  * A row's fields, checked as PATCH /people checks them. The fields that fail are reported and left
  * out of `input`, so that the row's other rules (the e-mail of an earlier row, and where the match
@@ -56,21 +61,26 @@ function cellValue(field: ImportedField, cell: string): unknown {
  */
 function rowInput(row: ImportRow): { input: ImportRowInput; problems: string[]; invalid: Set<string> } {
   const values: Record<string, unknown> = {};
+  const byField: Record<string, string[]> = { ...row.cellProblems };
   for (const field of PERSON_FIELDS) {
     const cell = row.cells[field];
     if (cell === undefined) continue;
-    const value = cellValue(field, cell);
-    if (value !== undefined) values[field] = value;
+    const read = cellValue(field, cell);
+    if ('problem' in read) byField[field] = [read.problem];
+    else if (read.value !== undefined) values[field] = read.value;
   }
-  const problems = row.overflowing ? [importMessages.tooManyCells] : [];
   const check = validateImportRow(values);
-  if (check.ok) return { input: check.value, problems, invalid: new Set() };
-  const invalid = new Set(Object.keys(check.fieldErrors));
-  for (const field of invalid) delete values[field];
+  if (!check.ok) {
+    Object.assign(byField, check.fieldErrors);
+    for (const field of Object.keys(check.fieldErrors)) delete values[field];
+  }
   // Every field is optional and checked on its own: what is left passes.
-  const rest = validateImportRow(values);
+  const rest = check.ok ? check : validateImportRow(values);
   if (!rest.ok) throw new Error('an import row without its failing fields still fails');
-  return { input: rest.value, problems: [...problems, ...Object.values(check.fieldErrors).flat()], invalid };
+  // In the order PATCH /people names its fields, whichever check found the problem.
+  const fieldProblems = ROW_FIELD_ORDER.flatMap((field) => byField[field] ?? []);
+  const problems = [...(row.overflowing ? [importMessages.tooManyCells] : []), ...fieldProblems];
+  return { input: rest.value, problems, invalid: new Set(Object.keys(byField)) };
 }
 
 const stored = (field: PersonField, person: UserRow): unknown => {
@@ -222,12 +232,30 @@ async function planImport(db: TenantDb, access: Access, target: ImportTarget, fi
 
 function countsOf(planned: readonly PlannedRow[]): ImportCounts {
   const counts = { created: 0, updated: 0, unchanged: 0 };
-  for (const plan of planned) {
-    if (plan.person === null) counts.created += 1;
-    else if (Object.keys(plan.changes).length > 0) counts.updated += 1;
-    else counts.unchanged += 1;
-  }
+  for (const plan of planned) counts[actionOf(plan)] += 1;
   return counts;
+}
+
+const actionOf = (plan: PlannedRow): ImportRowDetail['action'] =>
+  plan.person === null ? 'created' : Object.keys(plan.changes).length > 0 ? 'updated' : 'unchanged';
+
+/** What each row does, for `details=true`: a new person's given fields as [null, value], a match's changes as [old, new]. */
+function detailsOf(planned: readonly PlannedRow[], newIds: ReadonlyMap<PlannedRow, number>): ImportRowDetail[] {
+  return planned.map((plan) => {
+    const changes: Record<string, [unknown, unknown]> = {};
+    const { person } = plan;
+    if (person === null) {
+      for (const field of PERSON_FIELDS) {
+        const value = plan.input[field];
+        if (value !== undefined && value !== null) changes[field] = [null, value];
+      }
+    } else {
+      for (const [field, value] of Object.entries(plan.changes) as [PersonField, unknown][]) {
+        changes[field] = [stored(field, person), FLAGS.has(field) ? Boolean(value) : value];
+      }
+    }
+    return { row: plan.row, action: actionOf(plan), person_id: person === null ? (newIds.get(plan) ?? null) : Number(person.id), changes };
+  });
 }
 
 /**
@@ -236,7 +264,7 @@ function countsOf(planned: readonly PlannedRow[]): ImportCounts {
  * A matched person's changes differ from row to row and stay one statement each. The change
  * records are noted in the order of the file, as row-by-row writing noted them.
  */
-async function applyImport(trx: TenantDb, access: Access, target: ImportTarget, planned: readonly PlannedRow[]): Promise<void> {
+async function applyImport(trx: TenantDb, access: Access, target: ImportTarget, planned: readonly PlannedRow[]): Promise<Map<PlannedRow, number>> {
   const now = toDbTimestamp(new Date());
   const updated = new Map<PlannedRow, UserRow>();
   for (const plan of planned) {
@@ -265,21 +293,29 @@ async function applyImport(trx: TenantDb, access: Access, target: ImportTarget, 
     if (plan.person === null) noteCreated(trx, 'person', personId, { personId });
     else if (after) noteUpdated(trx, 'person', personId, personChanges(plan.person, after), { personId });
     if (plan.person === null || plan.joins) noteCreated(trx, 'membership', membershipIds[joined++]!, { personId });
-  }
+  }  return personIds;
 }
 
 /**
  * POST /people/import and `groupadmin people import`: all or nothing, in one
  * transaction, so that what was checked is what is written. A dry run checks and counts only.
+ * With `details`, the answer also says what each row does (a dry run: new people without an id).
  */
-export async function importPeople(db: TenantDb, access: Access, target: ImportTarget, file: ImportFile, options: { dryRun: boolean }): Promise<ImportCounts> {
+export async function importPeople(
+  db: TenantDb,
+  access: Access,
+  target: ImportTarget,
+  file: ImportFile,
+  options: { dryRun: boolean; details?: boolean },
+): Promise<ImportCounts & { rows?: ImportRowDetail[] }> {
   // The change records are numbered at the very end: the import holds the tenant's sequence of
   // records (and with it the tenant's other writes) only for its last statements, not for its
   // whole length, and on PostgreSQL while its commit brings the people lists' order up to date
   // (member_order).
   return transact(db, actorOf(access), async (trx) => {
     const planned = await planImport(trx, access, target, file);
-    if (!options.dryRun) await applyImport(trx, access, target, planned);
-    return countsOf(planned);
+    const newIds = options.dryRun ? new Map<PlannedRow, number>() : await applyImport(trx, access, target, planned);
+    const counts = countsOf(planned);
+    return options.details === true ? { ...counts, rows: detailsOf(planned, newIds) } : counts;
   });
 }

@@ -1,16 +1,20 @@
 import { LRUCache } from 'lru-cache';
-import { findTenantRecord } from '../tenants/rules.js';
-import type { Storage } from '../../db/storage.js';
 import type { Day } from '../../lib/time.js';
 
 /**
  * "Today" is the date in the tenant's time zone (docs/rules/time-zones.md). The zone is read
- * from the registry and kept for a second, so a zone set with the CLI acts on every instance
- * within that second.
+ * from the registry and kept for a second at most: a new zone is forgotten at once in the process
+ * that set it and, through the feed of cache changes, within a quarter of a second in every other
+ * (app.ts); the second bounds it when the feed cannot be read.
  */
 export interface TenantCalendar {
   today(slug: string, now?: Date): Promise<Day>;
+  /** The tenant's zone has changed: the next `today` reads it again. */
+  forget(slug: string): void;
 }
+
+/** The tenant's time zone as the registry has it; undefined for a tenant that is not there. */
+export type ZoneReader = (slug: string) => Promise<string | undefined>;
 
 const ZONE_KEEP_MS = 1000;
 const MINUTE_MS = 60_000;
@@ -42,16 +46,20 @@ export function dayIn(timeZone: string, moment: Date): Day {
   return day;
 }
 
-export function createTenantCalendar(storage: Pick<Storage, 'registry'>, clock: () => Date = () => new Date()): TenantCalendar {
-  const zones = new LRUCache<string, { zone: string }>({
-    max: 10_000,
-    ttl: ZONE_KEEP_MS,
-    fetchMethod: async (slug) => ({ zone: (await findTenantRecord(storage, slug))?.timezone ?? 'UTC' }),
-  });
+export function createTenantCalendar(zoneOf: ZoneReader, clock: () => Date = () => new Date()): TenantCalendar {
+  // The read itself is kept, so that concurrent requests share it and forget() drops one under way.
+  const zones = new LRUCache<string, { zone: Promise<string> }>({ max: 10_000, ttl: ZONE_KEEP_MS });
   return {
     async today(slug, now = clock()) {
-      const entry = await zones.fetch(slug);
-      return dayIn(entry?.zone ?? 'UTC', now);
+      let entry = zones.get(slug);
+      if (!entry) {
+        const read = { zone: zoneOf(slug).then((zone) => zone ?? 'UTC') };
+        zones.set(slug, read);
+        read.zone.catch(() => zones.get(slug) === read && zones.delete(slug));
+        entry = read;
+      }
+      return dayIn(await entry.zone, now);
     },
+    forget: (slug) => void zones.delete(slug),
   };
 }

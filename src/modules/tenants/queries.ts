@@ -12,12 +12,15 @@ export function listTenants(registry: Registry): Promise<TenantRow[]> {
   return registry.selectFrom('tenants').selectAll().orderBy('slug').execute();
 }
 
-export function insertTenant(registry: Registry, tenant: Omit<TenantRow, 'id' | 'timezone'>): Promise<TenantRow> {
+export function insertTenant(registry: Registry, tenant: Omit<TenantRow, 'id' | 'timezone' | 'locale'> & Partial<Pick<TenantRow, 'timezone' | 'locale'>>): Promise<TenantRow> {
   return registry.insertInto('tenants').values(tenant).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function updateTenantTimezone(registry: Registry, slug: string, timezone: string): Promise<void> {
-  await registry.updateTable('tenants').set({ timezone }).where('slug', '=', slug).execute();
+/** Changes the settings given; false when no tenant has this slug. */
+export async function updateTenantSettings(registry: Registry, slug: string, settings: Partial<Pick<TenantRow, 'name' | 'timezone' | 'locale'>>): Promise<boolean> {
+  if (Object.keys(settings).length === 0) return (await findTenantBySlug(registry, slug)) !== undefined;
+  const result = await registry.updateTable('tenants').set(settings).where('slug', '=', slug).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function countTenants(registry: Registry): Promise<number> {

@@ -1,6 +1,6 @@
 import type { TenantDb, UserRow, MembershipRow } from '../../db/types.js';
 import { errors } from '../../errors.js';
-import { operatorAccess } from '../permissions/rules.js';
+import { canSeePerson, isRootAdmin, operatorAccess, type Access } from '../permissions/rules.js';
 import { listTokens } from '../tokens/rules.js';
 import type { TokenListItem } from '../tokens/schemas.js';
 import { readAllPages } from '../../lib/read-all-pages.js';
@@ -57,4 +57,15 @@ export async function personalDataOf(db: TenantDb, day: Day, personId: number, c
     tokens: await listTokens(db, personId, currentTokenId),
     history: await wholeHistory(db, personId),
   };
+}
+
+/**
+ * GET /people/{id}/export: the same data about P, for an administrator (`admin` on the root) who
+ * answers P's data-access request. Who does not see P hears 404, as for any person; who sees P
+ * without being administrator, 403. No token in it is `current`: the request's token is not P's.
+ */
+export async function personalDataForAdministrator(db: TenantDb, access: Access, personId: number): Promise<PersonalData> {
+  if (!(await canSeePerson(db, access, personId))) throw errors.notFound('Person');
+  if (!isRootAdmin(access)) throw errors.unauthorized();
+  return personalDataOf(db, access.day, personId, null);
 }

@@ -132,7 +132,7 @@ describe('POST /people/import', () => {
         'row 3': [
           'The email field must be a valid email address.',
           'The gender id field must be an integer.',
-          'The birthday field must be a valid date.',
+          'The birthday field must be a date such as 2014-03-04 or 04.03.2014.',
         ],
         'row 4': ['The email has already been taken in row 2.'],
         'row 5': ['The username field cannot be set by import.'],
@@ -153,9 +153,9 @@ describe('POST /people/import', () => {
     const answer = await w.importCsv('admin', `group_id=${w.troop}&role_type=member`, body);
     expect(answer.statusCode).toBe(422);
     expect(answer.json().errors).toEqual({
-      'row 3': ['The birthday field must be a valid date.', 'The email has already been taken in row 2.'],
-      'row 4': ['The birthday field must be a valid date.', 'The username field cannot be set by import.', 'The firstname field is required.'],
-      'row 5': ['The birthday field must be a valid date.'],
+      'row 3': ['The birthday field must be a date such as 2014-03-04 or 04.03.2014.', 'The email has already been taken in row 2.'],
+      'row 4': ['The birthday field must be a date such as 2014-03-04 or 04.03.2014.', 'The username field cannot be set by import.', 'The firstname field is required.'],
+      'row 5': ['The birthday field must be a date such as 2014-03-04 or 04.03.2014.'],
     });
   });
 });

@@ -22,7 +22,7 @@ describe('large files and the round trip', () => {
     const broken = await w.importCsv('admin', into, csv(HEADER, ...lines));
     expect(broken.statusCode).toBe(422);
     expect(broken.json().errors).toEqual({
-      'row 15000': ['The email field must be a valid email address.', 'The can swimm field must be true or false.', 'The birthday field must be a valid date.'],
+      'row 15000': ['The email field must be a valid email address.', 'The can swimm field must be yes or no, such as true/false, yes/no, ja/nein, oui/non, wahr/falsch, vrai/faux, 1/0 or x/empty.', 'The birthday field must be a date such as 2014-03-04 or 04.03.2014.'],
     });
     expect(await w.countPeople()).toBe(before);
 

@@ -23,7 +23,7 @@ describe('GET /api/tenant and the tenant time zone', () => {
     const narrow = await issueToken(t.storage.tenantDb('demo'), alice.id, { tokenPrefix: '', abilities: ['tokens:read'] });
     const answer = await get(narrow.plainTextToken);
     expect(answer.statusCode).toBe(200);
-    expect(answer.json()).toEqual({ success: true, message: 'success', data: { tenant: { slug: 'demo', name: 'demo', timezone: 'UTC' } } });
+    expect(answer.json()).toEqual({ success: true, message: 'success', data: { tenant: { slug: 'demo', name: 'demo', timezone: 'UTC', locale: 'en' } } });
     expect((await get(null)).json()).toEqual({ message: 'Unauthenticated.' });
     expect((await get(null)).statusCode).toBe(401);
   });

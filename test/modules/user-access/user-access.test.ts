@@ -23,7 +23,7 @@ describe('GET /user/access', () => {
     expect(body.success).toBe(true);
     expect(Object.keys(body.data)).toEqual(['user', 'tenant', 'role_types', 'memberships', 'permissions', 'wards', 'token_id']);
     expect(body.data.user).toEqual({ id: w.ids.troopleader, firstname: 'Troopleader', lastname: 'Scout' });
-    expect(body.data.tenant).toEqual({ slug: 'demo', name: 'demo', timezone: 'UTC' });
+    expect(body.data.tenant).toEqual({ slug: 'demo', name: 'demo', timezone: 'UTC', locale: 'en' });
     expect(body.data.role_types.map((r: { key: string }) => r.key)).toEqual(expect.arrayContaining(['admin', 'leader', 'assistant', 'member', 'observer']));
     expect(body.data.memberships).toEqual([
       { id: expect.any(Number), group_id: w.troopA, group_name: 'Troop A', role_type: 'leader', start_on: expect.stringMatching(DAY), end_on: null },
