@@ -32,6 +32,12 @@ const ARGUMENTS: Record<string, Record<string, unknown[][]>> = {
     invalidField: [],
     ruleBroken: [],
   },
+  importMessages: {
+    columnsMeanOneField: [['Name', 'Nachname', 'lastname']],
+    notDate: [['birthday']],
+    notYesNo: [['is_vegetarian'], ['can_swimm']],
+    spreadsheetError: [['city', '#N/A']],
+  },
   fieldMessages: {
     reservedTokenName: [['web session']],
     abilitiesBeyondToken: [[['people:write', 'events:read']]],

@@ -18,7 +18,12 @@ import { WardPage } from './pages/ward.js';
 import { WardsPage } from './pages/wards.js';
 import { EventFormPage } from './pages/event-form.js';
 import { EventPrintPage } from './pages/event-print.js';
+import { ImportPage } from './pages/import.js';
 import { NewPersonPage } from './pages/new-person.js';
+import { AdminPage, isRootAdmin, RoleTypesPage } from './pages/admin.js';
+import { TenantSettingsPage } from './pages/admin-tenant.js';
+import { TokensPage } from './pages/admin-tokens.js';
+import { WebhooksPage } from './pages/admin-webhooks.js';
 import { go, useRoute } from './router.js';
 import { client, troubleOf, whenWaiting, type Trouble } from './session.js';
 
@@ -139,10 +144,19 @@ function App() {
     if (section === 'wards' && id) return <WardPage key={numeric} id={numeric} />;
     if (section === 'wards') return <WardsPage />;
     if (section === 'sessions') return <SessionsPage />;
+    // Everyone may keep API tokens of their own; the tenant's settings are for its administrators.
+    if (section === 'tokens') return <TokensPage />;
+    if (section === 'admin' && session && isRootAdmin(session)) {
+      if (id === 'role-types') return <RoleTypesPage />;
+      if (id === 'tenant') return <TenantSettingsPage />;
+      if (id === 'webhooks') return <WebhooksPage />;
+      return <AdminPage />;
+    }
     if (section === 'profile') return <ProfilePage onPasswordChanged={() => setNotice(words.passwordChangedStaySignedIn)} />;
     // Keyed by id: another group's page starts afresh, never with this one's form contents.
     if (section === 'groups' && id && route[2] === 'events' && route[3] === 'new') return <EventFormPage key={`new/${id}`} groupId={numeric} />;
     if (section === 'groups' && id && route[2] === 'people' && route[3] === 'new') return <NewPersonPage key={numeric} groupId={numeric} />;
+    if (section === 'groups' && id && route[2] === 'import') return <ImportPage key={numeric} groupId={numeric} />;
     if (section === 'groups' && id) return <GroupPage key={numeric} id={numeric} />;
     if (section === 'groups') return <GroupsPage />;
     if (section === 'people' && id) return <PersonPage key={numeric} id={numeric} />;
@@ -172,6 +186,8 @@ function App() {
             <a href="#/groups">{words.groups}</a>
             <a href="#/profile">{words.profile}</a>
             <a href="#/sessions">{words.sessions}</a>
+            <a href="#/tokens">{words.apiTokens}</a>
+            {isRootAdmin(session) && <a href="#/admin">{words.administration}</a>}
           </nav>
         )}
         {session && (

@@ -1,4 +1,5 @@
 import { eventWordsDe } from './events/de.js';
+import { adminWordsDe } from './admin/de.js';
 import { groupWordsDe } from './groups/de.js';
 import { peopleWordsDe } from './people/de.js';
 import type { Words } from './en.js';
@@ -180,4 +181,5 @@ export const de: Words = {
   ...eventWordsDe,
   ...peopleWordsDe,
   ...groupWordsDe,
+  ...adminWordsDe,
 };

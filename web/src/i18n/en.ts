@@ -1,4 +1,5 @@
 import { eventWordsEn } from './events/en.js';
+import { adminWordsEn } from './admin/en.js';
 import { groupWordsEn } from './groups/en.js';
 import { peopleWordsEn } from './people/en.js';
 
@@ -184,6 +185,7 @@ export const en = {
   ...eventWordsEn,
   ...peopleWordsEn,
   ...groupWordsEn,
+  ...adminWordsEn,
 };
 
 export type Words = typeof en;

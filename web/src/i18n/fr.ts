@@ -1,4 +1,5 @@
 import { eventWordsFr } from './events/fr.js';
+import { adminWordsFr } from './admin/fr.js';
 import { groupWordsFr } from './groups/fr.js';
 import { peopleWordsFr } from './people/fr.js';
 import type { Words } from './en.js';
@@ -180,4 +181,5 @@ export const fr: Words = {
   ...eventWordsFr,
   ...peopleWordsFr,
   ...groupWordsFr,
+  ...adminWordsFr,
 };

@@ -26,6 +26,9 @@ export function GroupPage({ id }: { id: number }) {
         <p class="card actions-bar">
           <a class="button-link" href={`#/groups/${id}/people/new`}>
             {words.addPerson}
+          </a>{' '}
+          <a class="button-link" href={`#/groups/${id}/import`}>
+            {words.importPeople}
           </a>
         </p>
       )}

@@ -9,6 +9,7 @@ import { formatDate, formatMoment, type Words } from '../i18n/index.js';
 import { client } from '../session.js';
 import { GuardiansCard } from './person-guardians.js';
 import { MembershipsCard } from './person-memberships.js';
+import { PersonAdmin } from './person-admin.js';
 
 export type PersonData = NonNullable<Awaited<ReturnType<typeof readPerson>>['data']>;
 
@@ -78,6 +79,7 @@ export function PersonPage({ id }: { id: number }) {
       )}
       <Participations participations={data.participations ?? []} />
       <History id={id} />
+      {can.delete && <PersonAdmin person={person} etag={read.etag} />}
     </>
   );
 }
