@@ -351,4 +351,30 @@ describe.runIf(browserAvailable)("the web app: the administrators' pages", () =>
       await admin.close();
     }
   }, 120_000);
+  it("shows every administrator's page, and the import, in German, French and English at 360 and 1280 px", async () => {
+    serverLogOnFailure(web);
+    const tim = (await api('POST', '/people', { firstname: 'Tim', lastname: 'Tour', membership: { group_id: ids.troop, role_type: 'member' } })).data.person.id as number;
+    const troop = (await api('GET', `/groups/${ids.troop}`)).data.group.name as string;
+    for (const language of ['de', 'fr', 'en'] as const) {
+      for (const width of WIDTHS) {
+        const admin = await signIn(language, width, 'tour');
+        const { words } = admin;
+        const pages: [string, string][] = [
+          ['/admin', words.administration],
+          ['/admin/role-types', words.roleTypes],
+          ['/admin/tenant', words.tenantSettings],
+          ['/tokens', words.apiTokens],
+          ['/admin/webhooks', words.webhooks],
+          [`/groups/${ids.troop}/import`, words.importInto(troop)],
+          [`/people/${tim}`, 'Tim Tour'],
+        ];
+        for (const [hash, heading] of pages) {
+          await visit(admin, hash, heading);
+          await check(admin, `tour ${hash}`);
+        }
+        expect(admin.found).toEqual([]);
+        await admin.close();
+      }
+    }
+  }, 180_000);
 });
