@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { covers } from '../access.js';
 import { FormErrors, validationErrors, type FieldErrors } from '../components/field.js';
+import { profileLabel } from '../components/person-fields.js';
 import { useApp } from '../context.js';
 import { translateApiMessages } from '../i18n/api-messages.js';
 import { roleTypeLabel } from '../i18n/index.js';
@@ -75,7 +76,8 @@ export function ImportPage({ groupId }: { groupId: number }) {
       setBusy(false);
     }
   };
-  const fieldName = (field: string) => (words as unknown as Record<string, string>)[FIELD_WORDS[field] ?? ''] ?? field;
+  // A file's columns are the profile's fields (and the username, which the import compares only).
+  const fieldName = (field: string) => profileLabel(field, words) ?? (field === 'username' ? words.username : field);
   const shown = (value: unknown) => (value === null || value === undefined || value === '' ? '–' : value === true ? words.yes : value === false ? words.no : String(value));
   const rowErrors = Object.entries(errors).filter(([key]) => key.startsWith('row '));
 
@@ -193,22 +195,3 @@ export function ImportPage({ groupId }: { groupId: number }) {
     </>
   );
 }
-
-/** The catalogue's word for each person field a file may carry. */
-const FIELD_WORDS: Record<string, string> = {
-  firstname: 'firstname',
-  lastname: 'lastname',
-  email: 'email',
-  birthday: 'birthday',
-  phonenumber: 'phonenumber',
-  phonenumber_mobile: 'phonenumberMobile',
-  street: 'street',
-  housenumber: 'housenumber',
-  zip: 'zip',
-  city: 'city',
-  gender_id: 'genderId',
-  type_id: 'typeId',
-  is_vegetarian: 'vegetarian',
-  can_swimm: 'swimmer',
-  username: 'username',
-};

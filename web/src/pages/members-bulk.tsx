@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
 import { covers } from '../access.js';
 import { validationErrors } from '../components/field.js';
+import { GroupRolePicker } from '../components/group-role-picker.js';
 import { namedRefusals, Refusals } from '../components/refusals.js';
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
-import { formatDate, formatMoment, roleTypeLabel } from '../i18n/index.js';
+import { formatDate, formatMoment } from '../i18n/index.js';
 import { client, troubleOf } from '../session.js';
 import type { Member } from './members-table.js';
 
@@ -146,11 +147,9 @@ function RegisterChosen({ groupId, chosen, send }: { groupId: number; chosen: Me
 /** The chosen people given a membership in another group the reader leads; nothing preselected. */
 function AddToGroup({ chosen, send }: { chosen: Member[]; send: Send }) {
   const app = useApp();
-  const { words, language, session } = app;
-  const groups = [...session.access.groups.values()].filter((g) => session.access.atLeast(g.id, 'write')).sort((a, b) => a.name.localeCompare(b.name, language));
+  const { words, session } = app;
   const [groupId, setGroupId] = useState(0);
   const [role, setRole] = useState('');
-  const grantable = groupId === 0 ? [] : session.roleTypes.filter((r) => covers(session.access.permissionOn(groupId), r.permission));
   const add = async (event: Event) => {
     event.preventDefault();
     const name = session.access.groups.get(groupId)?.name ?? '';
@@ -158,24 +157,7 @@ function AddToGroup({ chosen, send }: { chosen: Member[]; send: Send }) {
   };
   return (
     <form class="inline-form" onSubmit={add}>
-      <label>
-        {words.group}
-        <select name="group_id" required value={groupId === 0 ? '' : groupId} onChange={(e) => { setGroupId(Number((e.target as HTMLSelectElement).value)); setRole(''); }}>
-          <option value="">{words.chooseGroup}</option>
-          {groups.map((g) => (
-            <option value={g.id}>{g.name}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        {words.role}
-        <select name="role_type" required value={role} disabled={groupId === 0} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
-          <option value="">{words.chooseRole}</option>
-          {grantable.map((r) => (
-            <option value={r.key}>{roleTypeLabel(r, language)}</option>
-          ))}
-        </select>
-      </label>
+      <GroupRolePicker groupId={groupId} role={role} onChange={(group, chosen) => { setGroupId(group); setRole(chosen); }} />
       <button type="submit">{words.bulkAdd}</button>
     </form>
   );

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { covers } from '../access.js';
 import { answerFor, Field, FormErrors, useFirstErrorFocus, type FieldErrors } from '../components/field.js';
+import { GroupRolePicker } from '../components/group-role-picker.js';
 import { dataOf, useApp } from '../context.js';
 import { formatDate, roleTypeLabel } from '../i18n/index.js';
 import { client } from '../session.js';
@@ -105,15 +106,14 @@ export function MembershipsCard({ person, memberships, onChanged }: { person: Pe
 /** A membership in a group the reader leads, with a role no higher than their own there; nothing preselected. */
 function AddMembership({ person, onAdded }: { person: Person; onAdded: () => void }) {
   const app = useApp();
-  const { words, language, session } = app;
-  const groups = [...session.access.groups.values()].filter((group) => session.access.atLeast(group.id, 'write')).sort((a, b) => a.name.localeCompare(b.name, language));
+  const { words, session } = app;
   const [groupId, setGroupId] = useState(0);
   const [role, setRole] = useState('');
   const [startOn, setStartOn] = useState(session.today);
   const [errors, setErrors] = useState<FieldErrors>({});
   const form = useFirstErrorFocus(errors);
-  if (groups.length === 0) return null;
-  const grantable = groupId === 0 ? [] : session.roleTypes.filter((r) => covers(session.access.permissionOn(groupId), r.permission));
+  // Offered to whoever leads a group at all.
+  if (![...session.access.groups.keys()].some((id) => session.access.atLeast(id, 'write'))) return null;
   const add = async (event: Event) => {
     event.preventDefault();
     const added = answerFor(app, await client.memberships.create({ person_id: person.id, group_id: groupId, role_type: role, start_on: startOn }), setErrors);
@@ -127,24 +127,7 @@ function AddMembership({ person, onAdded }: { person: Person; onAdded: () => voi
     <form class="inline-form" onSubmit={add} ref={form}>
       <h3>{words.addMembership}</h3>
       <FormErrors errors={errors} shown={['start_on']} />
-      <label>
-        {words.group}
-        <select name="group_id" required value={groupId === 0 ? '' : groupId} onChange={(e) => { setGroupId(Number((e.target as HTMLSelectElement).value)); setRole(''); }}>
-          <option value="">{words.chooseGroup}</option>
-          {groups.map((group) => (
-            <option value={group.id}>{group.name}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        {words.role}
-        <select name="role_type" required value={role} disabled={groupId === 0} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
-          <option value="">{words.chooseRole}</option>
-          {grantable.map((r) => (
-            <option value={r.key}>{roleTypeLabel(r, language)}</option>
-          ))}
-        </select>
-      </label>
+      <GroupRolePicker groupId={groupId} role={role} onChange={(group, chosen) => { setGroupId(group); setRole(chosen); }} />
       <Field label={words.startOn} name="start_on" type="date" required value={startOn} errors={errors.start_on} onInput={setStartOn} />
       <button type="submit">{words.addMembership}</button>
     </form>
