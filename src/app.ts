@@ -27,6 +27,10 @@ import sessionRoutes from './modules/auth/session-routes.js';
 import historyRoutes from './history/routes.js';
 import changeRoutes from './modules/changes/routes.js';
 import webhookRoutes from './modules/webhooks/routes.js';
+import accountRoutes from './modules/accounts/routes.js';
+import mailRoutes from './modules/mail/routes.js';
+import { createMailHub, type MailHub } from './modules/mail/settings.js';
+import messageRoutes from './modules/messages/routes.js';
 import { webApp } from './http/web-app.js';
 import idempotency from './modules/idempotency/plugin.js';
 import maintenance from './modules/maintenance/plugin.js';
@@ -93,8 +97,16 @@ export interface AppDeps {
 /** Longer than any request line Node accepts (MAX_HEADER_SIZE is at most 1 MiB): the router never refuses a parameter. */
 const MAX_PATH_PARAMETER_LENGTH = 1024 * 1024 + 1;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The mail of this process: its configuration, and the wake-up call of its worker (server/serve.ts). */
+    mailHub: MailHub;
+  }
+}
+
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const { storage } = deps;
+  const mail = createMailHub(config.mail);
   // Slow and greedy clients: bounded time for headers and for a whole request, bounded header size.
   const serverOptions = {
     headersTimeout: config.headersTimeoutMs,
@@ -124,6 +136,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
   } as FastifyServerOptions) as unknown as FastifyInstance;
   app.server.maxConnections = config.maxConnections;
+  app.decorate('mailHub', mail);
   app.setSerializerCompiler(serializerCompiler);
   closeConnectionsWhenStopping(app);
   // Registered first, so its onSend hook runs after that of closeConnectionsWhenStopping.
@@ -231,6 +244,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(changeRoutes, resources);
       await api.register(historyRoutes, resources);
       await api.register(webhookRoutes, { ...resources, registry: storage.registry, allowPrivate: config.webhooksAllowPrivate });
+      // Mail: accounts (reset, invitations), a person's mail status, and leaders' messages.
+      await api.register(accountRoutes, { ...resources, mail, tokenPrefix, sessions });
+      await api.register(mailRoutes, { ...resources, mail });
+      await api.register(messageRoutes, { ...resources, mail });
     },
     { prefix: '/api' },
   );

@@ -69,12 +69,23 @@ const EnvSchema = Type.Object({
   WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({ default: false }),
   /** Seconds between a webhook's failed attempts, comma-separated; '' is the default schedule. */
   WEBHOOK_RETRY_SCHEDULE: Type.String({ default: '' }),
+  /** Where mail goes (smtp:// or smtps://); unset: mail is held in the outbox (`groupadmin mail list`). */
+  SMTP_URL: Type.String({ default: '' }),
+  /** The From of every mail; default `groupadmin <no-reply@SERVICE_DOMAIN>`. */
+  MAIL_FROM: Type.String({ default: '' }),
+  /** The address of the app in mails: `{tenant}` stands for the tenant's slug. */
+  PUBLIC_URL: Type.String({ default: '' }),
+  MESSAGES_PER_HOUR: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20 }),
+  MAIL_RECIPIENTS_PER_DAY: Type.Integer({ minimum: 1, maximum: 100_000_000, default: 5000 }),
+  MAIL_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 30 }),
+  /** Seconds between a mail's failed attempts, comma-separated; '' is the default schedule. */
+  MAIL_RETRY_SCHEDULE: Type.String({ default: '' }),
 });
 
 type Env = Static<typeof EnvSchema>;
 
 /** Set but empty means "none" for these (DEFAULT_TENANT="" serves no default tenant); for the rest it means the default. */
-const MAY_BE_EMPTY = new Set(['DEFAULT_TENANT', 'TOKEN_PREFIX', 'DATABASE_URL', 'REDIS_URL', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'CORS_ORIGINS']);
+const MAY_BE_EMPTY = new Set(['DEFAULT_TENANT', 'TOKEN_PREFIX', 'DATABASE_URL', 'REDIS_URL', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'CORS_ORIGINS', 'SMTP_URL']);
 
 /** Fastify's trustProxy forms: off/on, a hop count, or trusted addresses and CIDRs. */
 export type TrustProxy = boolean | number | string[];
@@ -127,7 +138,26 @@ export interface Config {
   /** A browser's session ends after this long without a request; one asked to be remembered after the second. */
   readonly sessionIdleMs: number;
   readonly sessionRememberMs: number;
+  readonly mail: MailConfig;
 }
+
+/** Mail (the mail module): where it goes, how it looks, and its limits. */
+export interface MailConfig {
+  /** null: mail is held in the outbox. */
+  readonly smtpUrl: string | null;
+  /** The From header: always this address; only the shown name changes per mail. */
+  readonly from: { readonly name: string; readonly address: string };
+  /** `https://{tenant}.example.org`: the tenant's app address in mails. */
+  readonly publicUrl: string;
+  readonly messagesPerHour: number;
+  readonly recipientsPerDay: number;
+  readonly retentionDays: number;
+  /** Seconds to wait after the 1st, 2nd, ... failure of a mail; failed after the last. */
+  readonly retrySchedule: readonly number[];
+}
+
+/** 1 min, 5 min, 30 min, 2 h, 6 h, then failed. */
+export const DEFAULT_MAIL_RETRY_SCHEDULE: readonly number[] = Object.freeze([60, 300, 1800, 7200, 21_600]);
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -227,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: WEBHOOK_RETRY_SCHEDULE must be whole seconds separated by commas (got "${env.WEBHOOK_RETRY_SCHEDULE}")`);
   }
   const corsOrigins = parseOrigins(parsed.CORS_ORIGINS);
+  const mail = parseMail(parsed, env);
   if (parsed.DATABASE_URL !== '' && !/^postgres(ql)?:/.test(parsed.DATABASE_URL)) {
     throw new ConfigError('Invalid configuration: DATABASE_URL must be a postgres:// URL');
   }
@@ -264,5 +295,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     firstTenantTimeZone: zoneOfTz(env.TZ),
     sessionIdleMs: parsed.SESSION_IDLE_MINUTES * 60_000,
     sessionRememberMs: parsed.SESSION_REMEMBER_DAYS * 86_400_000,
+    mail,
   });
+}
+
+function parseMail(parsed: Env, env: NodeJS.ProcessEnv): MailConfig {
+  const smtpUrl = parsed.SMTP_URL.trim();
+  if (smtpUrl !== '' && !/^smtps?:\/\/[^/]+/i.test(smtpUrl)) {
+    // The value may hold a password: never echoed.
+    throw new ConfigError('Invalid configuration: SMTP_URL must be an smtp:// or smtps:// URL');
+  }
+  const retrySchedule = parsed.MAIL_RETRY_SCHEDULE.trim() === '' ? [...DEFAULT_MAIL_RETRY_SCHEDULE] : parseRetrySchedule(parsed.MAIL_RETRY_SCHEDULE);
+  if (!retrySchedule) {
+    throw new ConfigError(`Invalid configuration: MAIL_RETRY_SCHEDULE must be whole seconds separated by commas (got "${env.MAIL_RETRY_SCHEDULE}")`);
+  }
+  const domain = parsed.SERVICE_DOMAIN.replace(/\.$/, '');
+  const from = parseMailFrom(parsed.MAIL_FROM.trim() || `groupadmin <no-reply@${domain}>`);
+  if (!from) throw new ConfigError(`Invalid configuration: MAIL_FROM must be an address, or a name and <address> (got "${env.MAIL_FROM}")`);
+  const defaultUrl = domain === 'localhost' ? `http://{tenant}.localhost:${parsed.PORT}` : `https://{tenant}.${domain}`;
+  const publicUrl = (parsed.PUBLIC_URL.trim() || defaultUrl).replace(/\/+$/, '');
+  if (!URL.canParse(publicUrl.replaceAll('{tenant}', 'tenant')) || !/^https?:\/\//.test(publicUrl)) {
+    throw new ConfigError(`Invalid configuration: PUBLIC_URL must be an http:// or https:// URL (got "${env.PUBLIC_URL}")`);
+  }
+  return {
+    smtpUrl: smtpUrl || null,
+    from,
+    publicUrl,
+    messagesPerHour: parsed.MESSAGES_PER_HOUR,
+    recipientsPerDay: parsed.MAIL_RECIPIENTS_PER_DAY,
+    retentionDays: parsed.MAIL_RETENTION_DAYS,
+    retrySchedule,
+  };
+}
+
+/** `name <address>` or a bare address. */
+function parseMailFrom(raw: string): MailConfig['from'] | null {
+  const match = /^(?:"?([^"<>]*?)"?\s*<([^<>\s]+@[^<>\s]+)>|([^<>\s]+@[^<>\s]+))$/.exec(raw);
+  if (!match) return null;
+  return { name: (match[1] ?? '').trim(), address: match[2] ?? match[3]! };
 }

@@ -228,6 +228,94 @@ export interface TenantDatabase {
   change_sequence: ChangeSequenceTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  mails: MailsTable;
+  account_tokens: AccountTokensTable;
+  email_status: EmailStatusTable;
+  messages: MessagesTable;
+  message_recipients: MessageRecipientsTable;
+}
+
+/** The outbox of mail (migration 2026-12-07T18-00-00 says what each column holds). */
+export interface MailsTable {
+  id: Generated<number>;
+  /** 'reset', 'invitation', 'email_changed', 'participation', 'message', 'message_copy'. */
+  kind: string;
+  user_id: number | null;
+  to_address: string;
+  to_name: string;
+  from_name: string;
+  reply_to: string | null;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  message_id_header: string;
+  state: MailState;
+  attempts: Generated<number>;
+  /** Ms since the epoch. */
+  next_attempt_at: number | null;
+  lease_holder: string | null;
+  /** Ms since the epoch. */
+  lease_until: number | null;
+  error: string | null;
+  account_token_id: number | null;
+  message_id: number | null;
+  created_at: string;
+  sent_at: string | null;
+}
+
+export type MailState = 'held' | 'queued' | 'sent' | 'failed' | 'expired';
+
+export interface AccountTokensTable {
+  id: Generated<number>;
+  kind: 'reset' | 'invitation';
+  user_id: number;
+  /** sha256 hex of the secret. */
+  token: string;
+  /** The person's address when it was made: a change of the address makes the token unknown. */
+  email: string;
+  inviter_id: number | null;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface EmailStatusTable {
+  user_id: number;
+  /** The address the refusals concern; another address is "ok". */
+  email: string;
+  refusals: number;
+  last_error: string | null;
+  /** When the address became failing (the third refusal), else null. */
+  since: string | null;
+  updated_at: string;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  /** Null once the sender is erased. */
+  sender_id: number | null;
+  subject: string;
+  body: string;
+  /** JSON of `to` as answered, defaults filled. */
+  target: string;
+  group_id: number | null;
+  event_id: number | null;
+  recipient_count: number;
+  created_at: string;
+}
+
+export interface MessageRecipientsTable {
+  id: Generated<number>;
+  message_id: number;
+  /** Null once the person is erased. */
+  person_id: number | null;
+  name: string;
+  /** Sort key of lastname, firstname (lib/sort-key.ts): the list's name order. */
+  name_key: string;
+  email: string | null;
+  state: 'queued' | 'sent' | 'failed' | 'unreachable';
+  error: string | null;
+  mail_id: number | null;
 }
 
 /** A tenant's database handle: the first argument of every function that reads or writes a tenant. */

@@ -17,6 +17,7 @@ import * as keepMembersInListOrder from './tenant/2026-11-25T10-00-00-keep-membe
 import * as moveVersionWithNames from './tenant/2026-11-25T21-00-00-move-version-with-names.js';
 import * as keepPersonVersionInListOrder from './tenant/2026-11-26T10-00-00-keep-person-version-in-list-order.js';
 import * as addTokenSessions from './tenant/2026-12-02T10-00-00-add-token-sessions.js';
+import * as createMail from './tenant/2026-12-07T18-00-00-create-mail.js';
 
 // Listed by hand rather than read from a folder, so the compiled service and the tests
 // run exactly the same set, whatever the file extension. Names sort by date.
@@ -53,6 +54,7 @@ export const tenantMigrationsFor = (tenant: TenantFacts): MigrationProvider =>
     '2026-11-25T21-00-00-move-version-with-names': moveVersionWithNames,
     '2026-11-26T10-00-00-keep-person-version-in-list-order': keepPersonVersionInListOrder,
     '2026-12-02T10-00-00-add-token-sessions': addTokenSessions,
+    '2026-12-07T18-00-00-create-mail': createMail,
   });
 
 /** The name of the newest tenant migration. */
