@@ -79,4 +79,35 @@ describe('loadConfig', () => {
     expect(loadConfig({ TZ: ':america/new_york' }).firstTenantTimeZone).toBe('America/New_York');
     for (const tz of ['CET-1CEST', '/etc/localtime', '+01:00', 'Mars/Olympus', '']) expect(loadConfig({ TZ: tz }).firstTenantTimeZone, tz).toBe('UTC');
   });
+
+  it('reads the mail settings: held without SMTP_URL, From and the app address with their defaults', () => {
+    const mail = loadConfig({}).mail;
+    expect(mail).toEqual({
+      smtpUrl: null,
+      from: { name: 'groupadmin', address: 'no-reply@localhost' },
+      publicUrl: 'http://{tenant}.localhost:3000',
+      messagesPerHour: 20,
+      recipientsPerDay: 5000,
+      retentionDays: 30,
+      retrySchedule: [60, 300, 1800, 7200, 21_600],
+    });
+    expect(loadConfig({ SERVICE_DOMAIN: 'clubs.example.org' }).mail.publicUrl).toBe('https://{tenant}.clubs.example.org');
+    expect(loadConfig({ SERVICE_DOMAIN: 'clubs.example.org' }).mail.from.address).toBe('no-reply@clubs.example.org');
+    const set = loadConfig({
+      SMTP_URL: 'smtps://u:p%40ss@mail.example.org:465',
+      MAIL_FROM: '"Pfadi Mail" <post@pfadi.example>',
+      PUBLIC_URL: 'https://app.example.org/{tenant}/',
+      MAIL_RETRY_SCHEDULE: '1,2',
+    }).mail;
+    expect(set).toMatchObject({ smtpUrl: 'smtps://u:p%40ss@mail.example.org:465', from: { name: 'Pfadi Mail', address: 'post@pfadi.example' }, publicUrl: 'https://app.example.org/{tenant}', retrySchedule: [1, 2] });
+    expect(loadConfig({ MAIL_FROM: 'post@pfadi.example' }).mail.from).toEqual({ name: '', address: 'post@pfadi.example' });
+  });
+
+  it('refuses mail settings it cannot use, without echoing an SMTP password', () => {
+    expect(() => loadConfig({ SMTP_URL: 'http://user:hunter2@mail.example.org' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SMTP_URL: 'mail.example.org:hunter2' })).toThrow(/^Invalid configuration: SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL$/);
+    expect(() => loadConfig({ MAIL_FROM: 'not an address' })).toThrow(/MAIL_FROM/);
+    expect(() => loadConfig({ PUBLIC_URL: 'ftp://x' })).toThrow(/PUBLIC_URL/);
+    expect(() => loadConfig({ MAIL_RETRY_SCHEDULE: 'soon' })).toThrow(/MAIL_RETRY_SCHEDULE/);
+  });
 });
