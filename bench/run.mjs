@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const ALL = ['baseline', 'user', 'user-invalid', 'login', 'mix', 'tenants', 'user-under-login', 'people-page', 'people-page-sqlite', 'people-page-peer', 'people-page-100k', 'people-export-100k', 'people-export-100k-xlsx', 'register-storm', 'event-summary'];
+const ALL = ['baseline', 'user', 'user-invalid', 'login', 'mix', 'tenants', 'user-under-login', 'people-page', 'people-page-sqlite', 'people-page-peer', 'people-page-100k', 'people-export-100k', 'people-export-100k-xlsx', 'register-storm', 'event-summary', 'message-3000'];
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
@@ -52,7 +52,7 @@ if (!process.env.DATABASE_URL && scenarios.includes('people-page-sqlite')) {
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 if (!values['no-build']) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
-const { setupData, setupPeople, peoplePages, setupEvents, registerStorm, PASSWORD } = await import('./setup-data.mjs');
+const { setupData, setupPeople, peoplePages, setupEvents, registerStorm, setupMailing, PASSWORD } = await import('./setup-data.mjs');
 
 // Both servers run with the Node flags `npm start` gives the service (package.json), so the
 // numbers are those of `npm start`, and the baseline is measured on equal terms.
@@ -147,6 +147,11 @@ let events;
 if (scenarios.includes('register-storm') || scenarios.includes('event-summary')) {
   process.stderr.write('setting up the events tenant (storms of 500 registrations, a camp of 1,000)...\n');
   events = await setupEvents(env, smoke ? { storms: 1, stormPeople: 150, summaryPeople: 100 } : {});
+}
+let mailing;
+if (scenarios.includes('message-3000')) {
+  process.stderr.write('setting up a troop of 3,000 families with e-mail addresses...\n');
+  mailing = await setupMailing(env, smoke ? { people: 300 } : {});
 }
 let spread = [];
 if (scenarios.includes('tenants')) {
@@ -398,6 +403,56 @@ const product = {
   'event-summary': () => {
     const headers = { host: events.host, accept: 'application/json', authorization: `Bearer ${events.managerToken}` };
     return measure('GET /api/events/{id}/summary, 1,000 participants', server.port, [{ method: 'GET', path: `/api/events/${events.summaryEvent}/summary`, headers }]);
+  },
+  // A leader writes to a troop of 3,000 families: the time until the answer, and until every mail
+  // (and the sender's copy) is handed to a real SMTP server on this machine (smtp-server). Its own
+  // server process, so the peak RSS is that of sending them.
+  'message-3000': async () => {
+    const { SMTPServer } = await import('smtp-server');
+    let received = 0;
+    let lastAt = 0;
+    const sink = new SMTPServer({
+      authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
+      onData(stream, _session, callback) {
+        stream.on('end', () => {
+          received++;
+          lastAt = performance.now();
+          callback();
+        });
+        stream.resume();
+      },
+    });
+    await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
+    const smtpUrl = `smtp://127.0.0.1:${sink.server.address().port}`;
+    try {
+      return await onOwnServer({ ...env, SMTP_URL: smtpUrl }, async (port) => {
+        const expected = mailing.people + 1;
+        const started = performance.now();
+        const answer = await fetch(`http://127.0.0.1:${port}/api/messages`, {
+          method: 'POST',
+          headers: { host: mailing.host, ...json, authorization: `Bearer ${mailing.leaderToken}` },
+          body: JSON.stringify({ subject: 'The bus leaves at 8', body: 'Dear families,\n\nthe bus leaves at 8 from the station.\n\nLena', to: { group_id: mailing.groupId } }),
+        });
+        const answeredMs = Math.round(performance.now() - started);
+        const deadline = started + 5 * 60_000;
+        while (received < expected && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+        const allMs = Math.round(lastAt - started);
+        const row = {
+          scenario: `POST /api/messages to ${mailing.people} families: answered in ${answeredMs} ms, ${received} of ${expected} mails handed to SMTP in ${allMs} ms (req/s = mails/s)`,
+          requestsPerSecond: Math.round((received * 1000) / Math.max(1, allMs)),
+          p50Ms: answeredMs,
+          p99Ms: allMs,
+          non2xx: answer.status === 201 ? 0 : 1,
+          errors: received === expected ? 0 : 1,
+          expect2xx: true,
+        };
+        results.push(row);
+        process.stderr.write(`message-3000: answered in ${answeredMs} ms, ${received}/${expected} mails in ${allMs} ms\n`);
+        return row;
+      });
+    } finally {
+      await new Promise((resolve) => sink.close(resolve));
+    }
   },
   'user-under-login': () =>
     measure('GET /api/user while logins run', server.port, [userRequest], {

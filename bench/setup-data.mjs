@@ -281,3 +281,45 @@ export async function registerStorm(baseUrls, { host, scoutTokens }, eventId) {
   const event = await getJson(`${baseUrls[0]}/api/events/${eventId}`, { host, accept: 'application/json', authorization: `Bearer ${scoutTokens[0].token}` });
   return { answers, totalMs, event: event.body.data.event };
 }
+
+/**
+ * Tenant `slug` with a troop of `people` members, each with an e-mail address, and a leader who
+ * writes to them all (a message to the whole troop).
+ */
+export async function setupMailing(env, { people = 3000, slug = 'mailing' } = {}) {
+  const { sortKey } = await import('../dist/lib/sort-key.js');
+  const config = loadConfig(env);
+  const storage = await openStorage(config);
+  await createTenant(storage, slug, 'Mailing Bench');
+  const db = storage.tenantDb(slug);
+  const now = toDbTimestamp(new Date());
+  const root = await db.selectFrom('groups').select(['id', 'path']).where('parent_id', 'is', null).executeTakeFirstOrThrow();
+  const troop = await db
+    .insertInto('groups')
+    .values({ parent_id: root.id, name: 'Troop', name_key: 'troop', kind: 'troop', description: null, path: root.path, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db.updateTable('groups').set({ path: `${root.path}${Number(troop.id)}/` }).where('id', '=', troop.id).execute();
+  const person = (i) => ({
+    username: null, email: `family${i}@example.com`, firstname: 'Family', lastname: `Number ${i}`,
+    lastname_key: sortKey(`Number ${i}`), firstname_key: 'family', gender_id: null, type_id: null, phonenumber: null, phonenumber_mobile: null,
+    street: null, housenumber: null, zip: null, city: null, is_vegetarian: 0, can_swimm: 1,
+    password: null, is_active: 1, birthday: '1980-01-01', created_at: now, updated_at: now,
+  });
+  const membership = (id, roleType) => ({ person_id: id, group_id: troop.id, role_type: roleType, label: null, start_on: '2020-01-01', end_on: null, created_at: now, updated_at: now });
+  for (let start = 1; start <= people; start += 500) {
+    const rows = [];
+    for (let i = start; i < Math.min(people + 1, start + 500); i++) rows.push(person(i));
+    const ids = (await db.insertInto('users').values(rows).returning('id').execute()).map((row) => Number(row.id));
+    await db.insertInto('memberships').values(ids.map((id) => membership(id, 'member'))).execute();
+  }
+  const leader = await db
+    .insertInto('users')
+    .values({ ...person(0), username: 'leader', email: 'leader@example.com', firstname: 'Lena', lastname: 'Leader', lastname_key: 'leader', firstname_key: 'lena' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db.insertInto('memberships').values(membership(Number(leader.id), 'leader')).execute();
+  const leaderToken = (await issueToken(db, Number(leader.id), { tokenPrefix: '' })).plainTextToken;
+  await storage.close();
+  return { host: `${slug}.localhost`, groupId: Number(troop.id), leaderToken, people };
+}

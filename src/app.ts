@@ -28,9 +28,11 @@ import historyRoutes from './history/routes.js';
 import changeRoutes from './modules/changes/routes.js';
 import webhookRoutes from './modules/webhooks/routes.js';
 import accountRoutes from './modules/accounts/routes.js';
+import { notifyEmailChange } from './modules/accounts/rules.js';
 import mailRoutes from './modules/mail/routes.js';
 import { createMailHub, type MailHub } from './modules/mail/settings.js';
 import messageRoutes from './modules/messages/routes.js';
+import { createTenantLetterheads } from './modules/notifications/rules.js';
 import { webApp } from './http/web-app.js';
 import idempotency from './modules/idempotency/plugin.js';
 import maintenance from './modules/maintenance/plugin.js';
@@ -51,6 +53,7 @@ import peopleImportRoutes from './modules/people-import/routes.js';
 import userExportRoutes from './modules/user-export/routes.js';
 import userAccessRoutes from './modules/user-access/routes.js';
 import agendaRoutes from './modules/agenda/routes.js';
+import calendarRoutes from './modules/calendars/routes.js';
 import { createPersonJsonMemory } from './modules/people/json-memory.js';
 import eventRoutes from './modules/events/routes.js';
 import participationRoutes from './modules/participations/routes.js';
@@ -218,7 +221,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       const { tokenPrefix } = config;
       await api.register(authRoutes, { tokenPrefix, sessions });
       await api.register(sessionRoutes, { tokenPrefix, sessions });
-      await api.register(userRoutes);
+      // Mail names the tenant in its language: read once a second per tenant, not per request.
+      const letterheads = createTenantLetterheads(storage);
+      await api.register(userRoutes, {
+        // A new address of one's own: the old one hears of it, in the same commit.
+        onProfileChange: (request, trx, before, after) => notifyEmailChange(trx, { hub: mail, letterheads, slug: request.tenant.slug }, before, after, null),
+        afterMailQueued: (request) => mail.wake(request.tenant.slug),
+      });
       await api.register(tokenRoutes, { tokenPrefix, sessions });
       // The group administration core: groups, role types, people, memberships.
       const cursorsOf = (request: FastifyRequest) => cursors.scoped(cursorScope(request.tenant.slug, request.query as Record<string, unknown>));
@@ -235,19 +244,22 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // GET /user/export gathers the person's data from every module.
       await api.register(userExportRoutes, { accessOf: resources.accessOf });
       await api.register(userAccessRoutes, { accessOf: resources.accessOf, storage });
-      await api.register(peopleRoutes, { ...resources, groupOf: (request, id) => groupOf(request.tenant.slug, request.tenant.db, id), peopleJson });
+      await api.register(peopleRoutes, { ...resources, groupOf: (request, id) => groupOf(request.tenant.slug, request.tenant.db, id), peopleJson, mail, letterheads });
       // Events: camps and meetings, registration, waiting lists.
-      await api.register(eventRoutes, resources);
-      await api.register(participationRoutes, resources);
+      // Registrations and changes of state are told by mail, from the tenant's name in its language.
+      await api.register(eventRoutes, { ...resources, mail, letterheads });
+      await api.register(participationRoutes, { ...resources, mail, letterheads });
       await api.register(agendaRoutes, resources);
       // Sync: the change feed, history and webhooks.
       await api.register(changeRoutes, resources);
       await api.register(historyRoutes, resources);
       await api.register(webhookRoutes, { ...resources, registry: storage.registry, allowPrivate: config.webhooksAllowPrivate });
       // Mail: accounts (reset, invitations), a person's mail status, and leaders' messages.
-      await api.register(accountRoutes, { ...resources, mail, tokenPrefix, sessions });
+      await api.register(accountRoutes, { ...resources, mail, tokenPrefix, sessions, letterheads });
       await api.register(mailRoutes, { ...resources, mail });
-      await api.register(messageRoutes, { ...resources, mail });
+      await api.register(messageRoutes, { ...resources, mail, letterheads });
+      // Calendars: a secret feed address per person, and events as .ics files.
+      await api.register(calendarRoutes, { ...resources, letterheads, publicUrl: mail.config.publicUrl, ...(deps.now ? { now: deps.now } : {}) });
     },
     { prefix: '/api' },
   );
@@ -286,6 +298,7 @@ async function createConfiguredRateLimits(app: FastifyInstance, config: Config, 
   const limits = {
     authenticatedLimit: config.rateLimitAuthenticated,
     unauthenticatedLimit: config.rateLimitUnauthenticated,
+    calendarLimit: config.rateLimitCalendar,
     keyPrefix: config.redisKeyPrefix,
     localStore,
     onFallback: (err: unknown) => {

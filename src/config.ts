@@ -40,6 +40,8 @@ const EnvSchema = Type.Object({
   DEFAULT_TENANT: Type.String({ default: 'demo' }),
   RATE_LIMIT_AUTHENTICATED: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 60 }),
   RATE_LIMIT_UNAUTHENTICATED: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 10 }),
+  /** Fetches of one calendar feed a minute (per tenant and feed token). */
+  RATE_LIMIT_CALENDAR: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 30 }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, default: 65536 }),
   TRUST_PROXY: Type.String({ default: 'false' }),
   TOKEN_PREFIX: Type.String({ pattern: '^[A-Za-z0-9_-]{0,32}$', default: '' }),
@@ -102,6 +104,8 @@ export interface Config {
   readonly defaultTenant: string | null;
   readonly rateLimitAuthenticated: number;
   readonly rateLimitUnauthenticated: number;
+  /** Fetches of one calendar feed a minute: calendar services fetch many families' feeds from a few addresses. */
+  readonly rateLimitCalendar: number;
   readonly bodyLimit: number;
   readonly trustProxy: TrustProxy;
   readonly tokenPrefix: string;
@@ -272,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultTenant: defaultTenant || null,
     rateLimitAuthenticated: parsed.RATE_LIMIT_AUTHENTICATED,
     rateLimitUnauthenticated: parsed.RATE_LIMIT_UNAUTHENTICATED,
+    rateLimitCalendar: parsed.RATE_LIMIT_CALENDAR,
     bodyLimit: parsed.BODY_LIMIT,
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     tokenPrefix: parsed.TOKEN_PREFIX,

@@ -10,6 +10,7 @@ import { registerPeopleCommands } from './people.js';
 import { registerImportCommands } from './import.js';
 import { registerChangesCommands } from './changes.js';
 import { registerWebhookCommands } from './webhooks.js';
+import { registerMailCommands } from './mail.js';
 import { registerMaintenanceCommands } from './maintenance.js';
 import { registerTenantCommands } from './tenant.js';
 import { registerTokenCommands } from './token.js';
@@ -65,6 +66,7 @@ export function buildProgram(): Command {
   registerMaintenanceCommands(program);
   registerChangesCommands(program);
   registerWebhookCommands(program);
+  registerMailCommands(program);
   return program;
 }
 

@@ -158,6 +158,8 @@ export interface EventsTable {
   version: Generated<number>;
   created_at: string;
   updated_at: string;
+  /** iCalendar's SEQUENCE (modules/calendars): raised when starts_at, ends_at or location changes; not in the event's JSON. */
+  sequence: Generated<number>;
 }
 
 export type ParticipationRole = 'participant' | 'helper' | 'leader';
@@ -233,6 +235,17 @@ export interface TenantDatabase {
   email_status: EmailStatusTable;
   messages: MessagesTable;
   message_recipients: MessageRecipientsTable;
+  calendar_feeds: CalendarFeedsTable;
+}
+
+/** A person's secret calendar feed (modules/calendars): one per person. */
+export interface CalendarFeedsTable {
+  id: Generated<number>;
+  person_id: number;
+  /** sha256 hex of the secret. */
+  token: string;
+  created_at: string;
+  last_used_at: string | null;
 }
 
 /** The outbox of mail (migration 2026-12-07T18-00-00 says what each column holds). */
@@ -325,7 +338,11 @@ export type TenantDb = Kysely<TenantDatabase>;
 export type UserRow = Selectable<UsersTable>;
 export type GroupRow = Selectable<GroupsTable>;
 export type MembershipRow = Selectable<MembershipsTable>;
-export type EventRow = Selectable<EventsTable>;
+/**
+ * `sequence` is optional here so that what is written of an event (its row without the derived
+ * columns, events/queries.ts) need not name it; every read of the whole row has it.
+ */
+export type EventRow = Omit<Selectable<EventsTable>, 'sequence'> & { sequence?: number };
 
 export interface WebhooksTable {
   id: Generated<number>;

@@ -12,6 +12,22 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
  * in one piece (see src/lib/log-writer.ts).
  */
 const MAX_LOGGED_PATH = 1_000;
+/**
+ * A calendar feed's address is its only credential (modules/calendars): its route, and any path
+ * that starts like it (matched or not), is logged as this, so that no feed token reaches a log.
+ * The router decodes the path before matching (`/api/%63alendar/...` is the feed too): the route
+ * catches those.
+ */
+const CALENDAR_PREFIX = '/api/calendar/';
+const CALENDAR_ROUTE = '/api/calendar/:token.ics';
+const CALENDAR_LOGGED_PATH = '/api/calendar/[token].ics';
+
+/** The path as the access line shows it: without the query string, secrets replaced, bounded. */
+function loggedPath(url: string, route: string | null): string {
+  const fullPath = url.split('?')[0] ?? '';
+  if (route === CALENDAR_ROUTE || fullPath.toLowerCase().startsWith(CALENDAR_PREFIX)) return CALENDAR_LOGGED_PATH;
+  return fullPath.length > MAX_LOGGED_PATH ? `${fullPath.slice(0, MAX_LOGGED_PATH)}...` : fullPath;
+}
 
 /** A request id: the caller's X-Request-Id when it is a plain token, else a new UUID. */
 export function requestIdFor(raw: RawRequestDefaultExpression): string {
@@ -32,8 +48,7 @@ export class RequestLogController extends LogController {
     // The root logger with the id as a field: the request's own child logger is made only when
     // something else logs for the request (see lazyRequestLogger).
     const route = request.routeOptions.url ?? null;
-    const fullPath = request.url.split('?')[0] ?? '';
-    const path = fullPath.length > MAX_LOGGED_PATH ? `${fullPath.slice(0, MAX_LOGGED_PATH)}...` : fullPath;
+    const path = loggedPath(request.url, route);
     const tenant = request.tenant?.slug ?? null;
     const ms = Math.round(reply.elapsedTime * 100) / 100;
     if (error) {

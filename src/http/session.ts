@@ -19,9 +19,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * 'always': the CSRF check applies even without a session cookie (POST /session); 'never': the
-     * route ignores the session cookie and is never checked (POST /login and the like).
+     * route ignores the session cookie and is never checked (POST /login and the like);
+     * 'session-form': a route with two forms (a reset, an accepted invitation): with an
+     * X-XSRF-TOKEN header it signs a browser in and is always checked, without one it answers
+     * as POST /login does and is never checked.
      */
-    csrf?: 'always' | 'never';
+    csrf?: 'always' | 'never' | 'session-form';
   }
 }
 
@@ -110,20 +113,39 @@ function ownOrigin(request: FastifyRequest): string {
 }
 
 /**
+ * The origin of the tenant's app as mails link to it (PUBLIC_URL, `{tenant}` its slug): the app may
+ * be served there rather than on the API's own host.
+ */
+function publicOrigin(request: FastifyRequest): string | null {
+  const template = request.server.mailHub?.config.publicUrl;
+  const slug = request.tenant?.slug;
+  if (template === undefined || slug === undefined) return null;
+  const url = URL.parse(template.replaceAll('{tenant}', slug));
+  return url === null ? null : url.origin;
+}
+
+/** A session form (POST /password/reset, POST /invitation/accept) is sent with X-XSRF-TOKEN; the token form without. */
+export const isSessionForm = (request: FastifyRequest): boolean => request.headers[XSRF_HEADER] !== undefined;
+
+/**
  * The CSRF check, 419 when it fails: for POST, PUT, PATCH and DELETE that a session cookie would
- * authenticate (a cookie present, valid or not, and no Authorization header), and for routes that
- * ask for it always. The X-XSRF-TOKEN header and the XSRF-TOKEN cookie are both present, non-empty
- * and equal (compared in constant time), and an Origin header, when sent, is the request's own.
+ * authenticate (a cookie present, valid or not, and no Authorization header), for routes that
+ * ask for it always, and for the session form of routes that have one. The X-XSRF-TOKEN header and
+ * the XSRF-TOKEN cookie are both present, non-empty and equal (compared in constant time), and an
+ * Origin header, when sent, is the request's own or that of the tenant's PUBLIC_URL.
  */
 export function enforceCsrf(request: FastifyRequest): void {
   if (!UNSAFE.has(request.method)) return;
   const rule = request.routeOptions.config?.csrf;
   if (rule === 'never') return;
-  if (rule !== 'always' && request.sessionCookie === null) return;
-  if (rule !== 'always' && request.headers.authorization !== undefined) return;
+  if (rule === 'session-form') {
+    if (!isSessionForm(request)) return;
+  } else if (rule !== 'always') {
+    if (request.sessionCookie === null || request.headers.authorization !== undefined) return;
+  }
   const header = request.headers[XSRF_HEADER];
   const cookie = cookiesOf(request)[XSRF_COOKIE];
   if (typeof header !== 'string' || header === '' || cookie === undefined || cookie === '' || !equalText(header, cookie)) throw errors.csrfMismatch();
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== ownOrigin(request)) throw errors.csrfMismatch();
+  if (origin !== undefined && origin !== ownOrigin(request) && origin !== publicOrigin(request)) throw errors.csrfMismatch();
 }

@@ -6,6 +6,7 @@ import { createStorage } from '../db/index.js';
 import { openStorage, printFirstStart, relayLeftovers, seedFirstStart } from './first-start.js';
 import { scheduleChangePruning } from '../modules/changes/prune.js';
 import { startWebhookWorker } from '../modules/webhooks/worker.js';
+import { startMailWorker } from '../modules/mail/worker.js';
 import { STOP_MESSAGE, stopGracefully } from './shutdown.js';
 
 /**
@@ -45,8 +46,14 @@ export async function serve(config: Config, role: ServeRole = 'single'): Promise
     schedule: config.webhookRetrySchedule,
     onError: (err) => app.log.warn({ err }, 'webhook deliveries: could not read or write their state'),
   });
+  // Woken by this app's requests (the same hub), it sends their mail at once; held without SMTP_URL.
+  const mail = startMailWorker({
+    storage,
+    hub: app.mailHub,
+    onError: (err) => app.log.warn({ err }, 'mail: could not read or write the outbox'),
+  });
   ({ stop } = stopGracefully(app.log as Logger, config.shutdownTimeoutMs, async () => {
-    await Promise.all([pruning.stop(), webhooks.stop()]);
+    await Promise.all([pruning.stop(), webhooks.stop(), mail.stop()]);
     leftovers?.cancel();
     await app.close();
     await leftovers?.done;

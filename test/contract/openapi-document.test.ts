@@ -35,17 +35,17 @@ describe('the OpenAPI document', () => {
     );
     expect(operations.sort()).toEqual([
       'DELETE /events/{id}', 'DELETE /groups/{id}', 'DELETE /memberships/{id}', 'DELETE /people/{id}', 'DELETE /people/{id}/guardians/{guardian_id}',
-      'DELETE /role-types/{key}', 'DELETE /session', 'DELETE /tokens', 'DELETE /tokens/{id}', 'DELETE /webhooks/{id}', 'GET /changes', 'GET /csrf-cookie', 'GET /events', 'GET /events/{id}', 'GET /events/{id}/history', 'GET /events/{id}/participations',
+      'DELETE /people/{id}/email-status', 'DELETE /role-types/{key}', 'DELETE /session', 'DELETE /tokens', 'DELETE /tokens/{id}', 'DELETE /user/calendar', 'DELETE /webhooks/{id}', 'GET /calendar/{token}.ics', 'GET /changes', 'GET /csrf-cookie', 'GET /events', 'GET /events/{id}', 'GET /events/{id}.ics', 'GET /events/{id}/history', 'GET /events/{id}/participations',
       'GET /events/{id}/summary', 'GET /groups', 'GET /groups/{id}', 'GET /groups/{id}/history',
-      'GET /groups/{id}/members', 'GET /groups/{id}/memberships', 'GET /people', 'GET /people/{id}', 'GET /people/{id}/export', 'GET /people/{id}/guardians', 'GET /people/{id}/history', 'GET /people/{id}/memberships',
+      'GET /groups/{id}/members', 'GET /groups/{id}/memberships', 'GET /messages', 'GET /messages/{id}', 'GET /people', 'GET /people/{id}/email-status', 'GET /people/{id}', 'GET /people/{id}/export', 'GET /people/{id}/guardians', 'GET /people/{id}/history', 'GET /people/{id}/memberships',
       'GET /people/{id}/participations',
-      'GET /role-types', 'GET /tenant', 'GET /tokens', 'GET /user', 'GET /user/access', 'GET /user/agenda', 'GET /user/export', 'GET /user/wards',
+      'GET /role-types', 'GET /tenant', 'GET /tokens', 'GET /user', 'GET /user/access', 'GET /user/agenda', 'GET /user/calendar', 'GET /user/export', 'GET /user/wards',
       'GET /webhooks', 'GET /webhooks/{id}', 'GET /webhooks/{id}/deliveries', 'PATCH /events/{id}', 'PATCH /events/{id}/participations', 'PATCH /groups/{id}', 'PATCH /memberships', 'PATCH /memberships/{id}',
       'PATCH /participations/{id}',
-      'PATCH /people/{id}', 'PATCH /role-types/{key}', 'PATCH /tenant', 'PATCH /user', 'PATCH /webhooks/{id}', 'POST /events', 'POST /events/{id}/participations', 'POST /groups', 'POST /login', 'POST /logout', 'POST /memberships',
-      'POST /people', 'POST /people/import', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /session', 'POST /tokens',
+      'PATCH /people/{id}', 'PATCH /role-types/{key}', 'PATCH /tenant', 'PATCH /user', 'PATCH /webhooks/{id}', 'POST /events', 'POST /events/{id}/participations', 'POST /groups', 'POST /invitation/accept', 'POST /invitation/check', 'POST /login', 'POST /logout', 'POST /memberships', 'POST /messages', 'POST /password/forgot', 'POST /password/reset', 'POST /people/{id}/invitation',
+      'POST /people', 'POST /people/import', 'POST /people/{id}/guardians', 'POST /role-types', 'POST /session', 'POST /tokens', 'POST /user/calendar',
       'POST /webhooks', 'POST /webhooks/{id}/test', 'PUT /user/password',
-    ]);
+    ].sort());
     // A list that answers files too documents each form.
     const xlsx = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
     expect(Object.keys(document.paths['/events/{id}/participations'].get.responses['200'].content)).toEqual(['application/json', 'text/csv', xlsx]);

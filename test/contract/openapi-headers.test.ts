@@ -67,6 +67,7 @@ describe('the OpenAPI document declares the headers and path ids', () => {
     expect(ids.filter((p) => !named.includes(p)).map((p) => [p.name, p.schema])).toEqual([
       ['key', { type: 'string' }],
       ['key', { type: 'string' }],
+      ['token', { type: 'string' }],
     ]);
   });
 
@@ -146,6 +147,8 @@ describe('the ETag and If-Match declarations match the routes', () => {
     let token: string;
     const ids: Record<string, number> = {};
     let roleKey: string;
+    /** The secret of a calendar feed address (GET /calendar/{token}.ics). */
+    let feedToken: string;
 
     const call = (method: Method, url: string, payload?: object, headers: Record<string, string> = {}) =>
       t.app.inject({
@@ -179,6 +182,10 @@ describe('the ETag and If-Match declarations match the routes', () => {
       ids.event = await created('/events', { group_id: ids.group, name: 'Camp', starts_at: inAWeek, ends_at: inTwoWeeks }, 'event');
       ids.participation = await created(`/events/${ids.event}/participations`, { person_id: ids.person }, 'participation');
       ids.webhook = await created('/webhooks', { url: 'http://127.0.0.1:9/hook' }, 'webhook');
+      ids.message = await created('/messages', { subject: 'Camp', body: 'The bus leaves at 8.', to: { group_id: ids.group } }, 'message');
+      const feed = await call('POST', '/user/calendar');
+      expect(feed.statusCode, feed.body).toBe(201);
+      feedToken = /\/api\/calendar\/([^/]+)\.ics$/.exec(feed.json().data.calendar.url as string)![1]!;
       roleKey = 'helper_role';
       expect((await call('POST', '/role-types', { key: roleKey, permission: 'read', scope: 'group' })).statusCode).toBe(201);
     }, 60_000);
@@ -205,13 +212,15 @@ describe('the ETag and If-Match declarations match the routes', () => {
         'POST /webhooks': () => call('POST', '/webhooks', { url: 'http://127.0.0.1:9/other' }),
         'GET /webhooks/{id}': () => call('GET', `/webhooks/${ids.webhook}`),
         'PATCH /webhooks/{id}': () => call('PATCH', `/webhooks/${ids.webhook}`, { description: 'Sync' }),
+        'GET /calendar/{token}.ics': () => call('GET', `/calendar/${feedToken}.ics`),
       };
       const declared = operationsOf(document).filter(({ operation }) => declaresEtag(operation)).map(({ key }) => key);
       expect(Object.keys(requests).sort()).toEqual(declared.sort());
       for (const [key, request] of Object.entries(requests)) {
         const answer = await request();
         expect(answer.statusCode, `${key}: ${answer.body}`).toBeLessThan(300);
-        expect(answer.headers.etag, key).toMatch(/^"\d+"$/);
+        // A calendar feed's ETag is a hash of its content (If-None-Match), not a version (If-Match).
+        expect(answer.headers.etag, key).toMatch(key === 'GET /calendar/{token}.ics' ? /^"[\w-]+"$/ : /^"\d+"$/);
       }
     });
 
@@ -242,15 +251,17 @@ describe('the ETag and If-Match declarations match the routes', () => {
 
     it('sends ETag on a GET exactly when the document declares it, and none on writes without the flag', async () => {
       // Every GET of the document, its ids filled in by the resource its path starts with.
-      const idFor: Record<string, number | undefined> = { groups: ids.group, people: ids.person, events: ids.event, webhooks: ids.webhook };
+      const idFor: Record<string, number | undefined> = { groups: ids.group, people: ids.person, events: ids.event, webhooks: ids.webhook, messages: ids.message };
       const gets = operationsOf(document).filter(({ method }) => method === 'GET');
       expect(gets.length).toBeGreaterThan(20);
       for (const { key, path, operation } of gets) {
         const resource = path.split('/')[1]!;
-        const url = path.replace(/\{id\}/, () => {
-          expect(idFor[resource], `${key}: which id?`).toBeDefined();
-          return String(idFor[resource]);
-        });
+        const url = path
+          .replace(/\{id\}/, () => {
+            expect(idFor[resource], `${key}: which id?`).toBeDefined();
+            return String(idFor[resource]);
+          })
+          .replace('{token}', () => feedToken);
         const answer = await call('GET', url);
         // GET /csrf-cookie only sets a cookie (204); every other GET answers a body.
         expect(answer.statusCode, `${key}: ${answer.body}`).toBe(key === 'GET /csrf-cookie' ? 204 : 200);

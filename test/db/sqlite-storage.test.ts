@@ -123,7 +123,7 @@ describe('SQLite storage', () => {
     await createTenant(storage, 'acme', 'Acme Club');
     expect(readdirSync(join(dataDir, 'tenants'))).toContain('acme.sqlite');
     const tables = await storage.tenantDb('acme').introspection.getTables();
-    expect(tables.map((table) => table.name).sort()).toEqual(['account_tokens', 'cache_changes', 'change_records', 'change_sequence', 'email_status', 'events', 'groups', 'guardianships', 'idempotency_keys', 'mails', 'member_order', 'memberships', 'message_recipients', 'messages', 'participations', 'personal_access_tokens', 'role_types', 'users', 'webhook_deliveries', 'webhooks']);
+    expect(tables.map((table) => table.name).sort()).toEqual(['account_tokens', 'cache_changes', 'calendar_feeds', 'change_records', 'change_sequence', 'email_status', 'events', 'groups', 'guardianships', 'idempotency_keys', 'mails', 'member_order', 'memberships', 'message_recipients', 'messages', 'participations', 'personal_access_tokens', 'role_types', 'users', 'webhook_deliveries', 'webhooks']);
     const tenants = await storage.registry.selectFrom('tenants').select(['slug', 'name']).execute();
     expect(tenants).toEqual([{ slug: 'acme', name: 'Acme Club' }]);
     // Migrating again changes nothing.

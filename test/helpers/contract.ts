@@ -30,10 +30,15 @@ const matchers = new WeakMap<Document, { regex: RegExp; path: string }[]>();
 function operationPath(document: Document, path: string): string | undefined {
   let list = matchers.get(document);
   if (!list) {
-    list = Object.keys(document.paths).map((template) => ({
-      path: template,
-      regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-    }));
+    // Literal text escaped (`/events/{id}.ics`), and the template with the most literal text first,
+    // as the router prefers it: `/events/7.ics` is that operation, not `/events/{id}`.
+    const literal = (template: string) => template.replace(/\{[^}]+\}/g, '').length;
+    list = Object.keys(document.paths)
+      .map((template) => ({
+        path: template,
+        regex: new RegExp(`^${template.split(/(\{[^}]+\})/).map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('')}/?$`),
+      }))
+      .sort((a, b) => literal(b.path) - literal(a.path));
     matchers.set(document, list);
   }
   return list.find((entry) => entry.regex.test(path))?.path;
@@ -62,6 +67,10 @@ export function checkContract(document: Document, method: string, url: string, a
   const contentType = String(answer.headers['content-type'] ?? '').split(';')[0]?.trim();
   if (contentType === 'text/csv') {
     if (!response.content?.['text/csv']) throw new Error(`contract: ${where} answered CSV, which the document does not list`);
+    return;
+  }
+  if (contentType === 'text/calendar' || contentType === 'text/vcard') {
+    if (!response.content?.[contentType]) throw new Error(`contract: ${where} answered ${contentType}, which the document does not list`);
     return;
   }
   if (contentType === XLSX_MEDIA_TYPE) {

@@ -18,6 +18,7 @@ import * as moveVersionWithNames from './tenant/2026-11-25T21-00-00-move-version
 import * as keepPersonVersionInListOrder from './tenant/2026-11-26T10-00-00-keep-person-version-in-list-order.js';
 import * as addTokenSessions from './tenant/2026-12-02T10-00-00-add-token-sessions.js';
 import * as createMail from './tenant/2026-12-07T18-00-00-create-mail.js';
+import * as addCalendars from './tenant/2026-12-07T21-00-00-add-calendars.js';
 
 // Listed by hand rather than read from a folder, so the compiled service and the tests
 // run exactly the same set, whatever the file extension. Names sort by date.
@@ -55,6 +56,7 @@ export const tenantMigrationsFor = (tenant: TenantFacts): MigrationProvider =>
     '2026-11-26T10-00-00-keep-person-version-in-list-order': keepPersonVersionInListOrder,
     '2026-12-02T10-00-00-add-token-sessions': addTokenSessions,
     '2026-12-07T18-00-00-create-mail': createMail,
+    '2026-12-07T21-00-00-add-calendars': addCalendars,
   });
 
 /** The name of the newest tenant migration. */

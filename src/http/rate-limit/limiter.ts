@@ -11,8 +11,12 @@ import {
 
 export const WINDOW_SECONDS = 60;
 
-/** Who a request counts against: a user (valid token) or a client address (anything else). */
-export type Bucket = 'user' | 'address';
+/**
+ * Who a request counts against: a user (valid token), a client address (anything else), or a
+ * calendar feed (its route counts a known feed by its token: calendar services fetch many
+ * families' feeds from a few shared addresses).
+ */
+export type Bucket = 'user' | 'address' | 'calendar';
 
 export interface RateDecision {
   allowed: boolean;
@@ -36,6 +40,8 @@ export interface RateLimits {
 export interface RateLimitOptions {
   authenticatedLimit: number;
   unauthenticatedLimit: number;
+  /** Fetches of one calendar feed a minute; default 30 (RATE_LIMIT_CALENDAR). */
+  calendarLimit?: number;
   /** Shared counters; without it, counters live in this process. */
   redis?: Redis;
   /** Separates the keys of deployments (or test runs) that share one Redis. */
@@ -68,6 +74,14 @@ function limiterFor(points: number, keyPrefix: string, options: RateLimitOptions
   });
 }
 
+const DEFAULT_CALENDAR_LIMIT = 30;
+
+const limitsOf = (options: RateLimitOptions): Record<Bucket, number> => ({
+  user: options.authenticatedLimit,
+  address: options.unauthenticatedLimit,
+  calendar: options.calendarLimit ?? DEFAULT_CALENDAR_LIMIT,
+});
+
 function decide(limit: number, consumed: number, windowEndMs: number, nowMs: number, allowed: boolean): RateDecision {
   const resetAtSeconds = Math.ceil(windowEndMs / 1000);
   return {
@@ -92,7 +106,7 @@ function createLocalRateLimits(options: RateLimitOptions): RateLimits {
     const nowMs = Date.now();
     for (const [key, window] of windows) if (window.endsAtMs <= nowMs) windows.delete(key);
   }, windowMs).unref();
-  const limitOf = (bucket: Bucket) => (bucket === 'user' ? options.authenticatedLimit : options.unauthenticatedLimit);
+  const limitOf = (bucket: Bucket) => limitsOf(options)[bucket];
   const consumeNow = (bucket: Bucket, key: string): RateDecision => {
     const nowMs = Date.now();
     const windowKey = `${bucket}:${key}`;
@@ -120,6 +134,7 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
   const limits: Record<Bucket, ReturnType<typeof bucket>> = {
     user: bucket(options.authenticatedLimit, `${options.keyPrefix}:rl:user`),
     address: bucket(options.unauthenticatedLimit, `${options.keyPrefix}:rl:addr`),
+    calendar: bucket(limitsOf(options).calendar, `${options.keyPrefix}:rl:cal`),
   };
   const consumeSomewhere = async (entry: ReturnType<typeof bucket>, key: string, points: number) => {
     try {

@@ -10,13 +10,21 @@ import { changeEvent, createEvent, listEvents, removeEvent, requireManagedEvent,
 import { EventListQuery, EventSchema, EventUpdateSchema, NewEventSchema, toApiEvent } from './schemas.js';
 import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
 import type { Access } from '../permissions/rules.js';
+import type { MailHub } from '../mail/settings.js';
+import type { TenantLetterheads } from '../notifications/rules.js';
+
+export interface EventRouteOptions extends ResourceRouteOptions<Access> {
+  /** A new date or place, and promotions by a raised capacity, are told by mail (notifications module). */
+  mail: MailHub;
+  letterheads: TenantLetterheads;
+}
 
 const tags = ['events'];
 const EventAnswer = Envelope(Type.Object({ event: EventSchema }));
 const forbidden = forbiddenAnswer('not a manager of the event');
 
 /** The events module's routes (docs/api/events-and-registration.md). */
-const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
+const eventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { cursorsOf, accessOf, mail, letterheads }) => {
   refuseUnknownQueryParameters(app);
   app.get(
     '/events',
@@ -102,7 +110,8 @@ const eventRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = asy
     },
     async (request, reply) => {
       const { access, ...found } = managed.found(request);
-      const updated = await changeEvent(request.tenant.db, access, found, request.body, request.headers['if-match']);
+      const notifier = { hub: mail, letterhead: await letterheads.of(request.tenant.slug) };
+      const updated = await changeEvent(request.tenant.db, access, found, request.body, request.headers['if-match'], notifier);
       reply.header('etag', etagOf(updated.version));
       return ok({ event: toApiEvent(updated) });
     },

@@ -7,6 +7,8 @@ import { sortKey } from '../../lib/sort-key.js';
 import { normaliseDbTimestamp, toDbTimestamp } from '../../lib/time.js';
 import { householdOf, type Access } from '../permissions/rules.js';
 import { fillSeats, lockEventOrThrow } from '../participations/seats.js';
+import { tellStateNews, watchStates } from '../participations/news.js';
+import { wakeAfterCommit, type Notifier } from '../notifications/rules.js';
 import {
   deleteEvent,
   eventSortKey,
@@ -144,12 +146,21 @@ export async function createEvent(db: TenantDb, access: Access, input: NewEvent)
  * PATCH /events/{id} (managers): a move to another group needs `write` there too; `capacity` may
  * not drop below the accepted participants; a raised capacity gives the seats it adds to the first of the queue.
  */
-export async function changeEvent(db: TenantDb, access: Access, found: FoundEvent, input: EventUpdate, ifMatch: string | undefined): Promise<EventRow> {
+export async function changeEvent(
+  db: TenantDb,
+  access: Access,
+  found: FoundEvent,
+  input: EventUpdate,
+  ifMatch: string | undefined,
+  notifier: Notifier | null = null,
+): Promise<EventRow> {
   if (input.group_id !== undefined && input.group_id !== Number(found.event.group_id)) {
     const target = await requireGroupOf(db, input.group_id);
     if (!managesGroup(access, target)) throw errors.unauthorized();
   }
-  return transact(db, actorOf(access), async (trx) => {
+  let queued = 0;
+  const changed = await transact(db, actorOf(access), async (trx) => {
+    watchStates(trx);
     const current = await lockEventOrThrow(trx, Number(found.event.id));
     if (!(await managesLockedEvent(trx, access, current))) throw errors.unauthorized();
     requireIfMatch(ifMatch, current.version);
@@ -187,14 +198,25 @@ export async function changeEvent(db: TenantDb, access: Access, found: FoundEven
     // Only a raised capacity (or none any more) moves the queue (docs/rules/waiting-list.md): a
     // lowered or unchanged one leaves waiting those a manager keeps waiting while seats are free.
     const freed = seatsAdded(current.capacity, changes.capacity);
+    let result = updated;
     if (freed > 0) {
       const counts = { participants_count: Number(updated.participants_count), waitlist_count: Number(updated.waitlist_count) };
       await fillSeats(trx, updated, counts, freed, now);
-      return { ...updated, ...counts };
+      result = { ...updated, ...counts };
     }
-    return updated;
+    // Those promoted by a raised capacity hear of it; a new date or place is told to every live participation.
+    queued = await tellStateNews(trx, notifier, updated, { moved: movedInTimeOrPlace(current, updated) });
+    return result;
   });
+  if (notifier) wakeAfterCommit(notifier, queued);
+  return changed;
 }
+
+/** The change of an event that its participants are told of: `starts_at`, `ends_at` or `location`. */
+const movedInTimeOrPlace = (before: EventRow, after: EventRow): boolean =>
+  normaliseDbTimestamp(before.starts_at) !== normaliseDbTimestamp(after.starts_at) ||
+  normaliseDbTimestamp(before.ends_at) !== normaliseDbTimestamp(after.ends_at) ||
+  (before.location ?? null) !== (after.location ?? null);
 
 /** The seats a PATCH's `capacity` (undefined: not given; null: unlimited) adds: 0 unless it raises the event's. */
 function seatsAdded(before: number | null, after: number | null | undefined): number {

@@ -19,8 +19,14 @@ const KEEP_MS = 24 * 60 * 60 * 1000;
 /** How long a first request may run before a repeat may take its key over (its process died). */
 const RUNNING_MS = 5 * 60 * 1000;
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
-/** Their answers carry a secret shown once and never stored: the header is ignored there. */
-const SECRET_ANSWERS = new Set(['/api/login', '/api/session', '/api/tokens', '/api/webhooks']);
+/**
+ * Their answers carry a secret shown once and never stored, or (the account routes) they have no
+ * token owner to scope a key to: the header is ignored there.
+ */
+const SECRET_ANSWERS = new Set([
+  '/api/login', '/api/session', '/api/tokens', '/api/webhooks', '/api/user/calendar',
+  '/api/password/forgot', '/api/password/reset', '/api/invitation/check', '/api/invitation/accept',
+]);
 /** The headers of an answer that a replay gives again (with its status and body). */
 const REPLAYED_HEADERS = ['content-type', 'etag', 'location'];
 

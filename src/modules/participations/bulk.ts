@@ -9,6 +9,8 @@ import { findParticipation, participationsByIds, type ParticipationItemRow } fro
 import { applyChange } from './rules.js';
 import type { ParticipationUpdate } from './schemas.js';
 import { lockEventOrThrow, SplitTheTurn, takePlaces } from './seats.js';
+import { wakeAfterCommit, type Notifier } from '../notifications/rules.js';
+import { tellStateNews, watchStates } from './news.js';
 
 // The bulk forms of an event's participations (docs/api/events-and-registration.md, "Bulk forms"):
 // managers only, all or nothing, each item by the rules of its single form, in the order given.
@@ -40,6 +42,7 @@ export async function registerMany(
   found: FoundEvent,
   personIds: readonly number[],
   role: ParticipationRole,
+  notifier: Notifier | null = null,
 ): Promise<ParticipationItemRow[]> {
   // Someone the caller does not see is `Person not found.` and nothing more; the others are placed
   // as if that item were not there, so that every refusal of the request is named at once.
@@ -48,8 +51,10 @@ export async function registerMany(
   const at = toDbTimestamp(new Date());
   const tried = personIds.flatMap((personId, index) => (seen.has(personId) ? [{ index, registration: { personId, role, notes: null, at, actorId: actorOf(access) } }] : []));
   let ids: number[];
+  let queued = 0;
   try {
     ids = await transact(db, actorOf(access), async (trx) => {
+      watchStates(trx);
       const event = await lockEventOrThrow(trx, Number(found.event.id));
       if (!(await managesLockedEvent(trx, access, event))) throw errors.unauthorized();
       const placed = tried.length === 0 ? [] : await takePlaces(trx, event, tried.map((item) => item.registration), { lookUpRegistered: true });
@@ -59,6 +64,7 @@ export async function registerMany(
         if ('refused' in outcome) Object.assign(problems, itemRefusal(outcome.refused, key, key, []));
       });
       if (hasProblems(problems)) throw errors.validation(inIndexOrder(problems));
+      queued = await tellStateNews(trx, notifier, event);
       return placed.map((outcome) => (outcome as { id: number }).id);
     });
   } catch (error) {
@@ -67,6 +73,7 @@ export async function registerMany(
     const gone = unseenPeople(personIds, await seenPersonIds(db, access, personIds));
     throw hasProblems(gone) ? errors.validation(gone) : error;
   }
+  if (notifier) wakeAfterCommit(notifier, queued);
   return inOrder(db, ids);
 }
 
@@ -78,10 +85,20 @@ export type ParticipationChange = ParticipationUpdate & { id: number };
  * PATCH /participations/{id} would change it, in the order given, each seeing the earlier ones'
  * effects (a cancellation's promotion included), in one transaction. A participation of another
  * event is `Participation not found.`; any refusal is a 422 keyed by the item, and nothing changes.
+ * After the last item, one mail per participation whose final state differs from its state
+ * before the request, quoting `message`.
  */
-export async function changeMany(db: TenantDb, access: Access, found: FoundEvent, changes: readonly ParticipationChange[]): Promise<ParticipationItemRow[]> {
+export async function changeMany(
+  db: TenantDb,
+  access: Access,
+  found: FoundEvent,
+  changes: readonly ParticipationChange[],
+  notifier: Notifier | null = null,
+  message: string | null = null,
+): Promise<ParticipationItemRow[]> {
   const eventId = Number(found.event.id);
-  await transact(db, actorOf(access), async (trx) => {
+  const queued = await transact(db, actorOf(access), async (trx) => {
+    watchStates(trx);
     const locked = await lockEventOrThrow(trx, eventId);
     if (!(await managesLockedEvent(trx, access, locked))) throw errors.unauthorized();
     const problems: FieldErrors = {};
@@ -96,6 +113,8 @@ export async function changeMany(db: TenantDb, access: Access, found: FoundEvent
       }
     }
     if (hasProblems(problems)) throw errors.validation(inIndexOrder(problems));
+    return tellStateNews(trx, notifier, locked, { message });
   });
+  if (notifier) wakeAfterCommit(notifier, queued);
   return inOrder(db, changes.map((change) => change.id));
 }

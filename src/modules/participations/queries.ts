@@ -249,3 +249,19 @@ export async function familyParticipations(db: TenantDb, eventIds: readonly numb
     .where('state', '<>', 'cancelled')
     .execute();
 }
+
+/** The state and place of these participations (what a change's notifications tell). */
+export const statesByIds = async (db: TenantDb, ids: readonly number[]) =>
+  ids.length === 0
+    ? []
+    : db.selectFrom('participations').select(['id', 'event_id', 'person_id', 'state', 'waitlist_position']).where('id', 'in', [...ids]).execute();
+
+/** The pending, accepted and waitlisted participations of an event: those told when it moves. */
+export const liveStatesOfEvent = (db: TenantDb, eventId: number) =>
+  db
+    .selectFrom('participations')
+    .select(['id', 'person_id', 'state', 'waitlist_position'])
+    .where('event_id', '=', eventId)
+    .where('state', 'in', ['pending', 'accepted', 'waitlisted'])
+    .orderBy('id')
+    .execute();

@@ -1,8 +1,11 @@
 import type { TenantDb } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { transact } from '../../recording/recorder.js';
+import { queueMails, type NewMail } from '../mail/outbox.js';
+import { participationMails, wakeAfterCommit, type Addressee, type Notifier, type ParticipationNews } from '../notifications/rules.js';
+import type { EventRow } from '../../db/types.js';
 import { participationsByIds, type ParticipationItemRow } from './queries.js';
-import { lockEventOrThrow, SplitTheTurn, takePlaces, type Registration } from './seats.js';
+import { lockEventOrThrow, SplitTheTurn, takePlaces, type Placed, type Registration } from './seats.js';
 
 /**
  * Registrations for one event take turns at this instance (a group commit): the first goes at
@@ -24,13 +27,24 @@ import { lockEventOrThrow, SplitTheTurn, takePlaces, type Registration } from '.
  * whole, those registered read first; for a person erased meanwhile, one registration at a time.
  * Either way each gets the answer it would have got alone. Any other failure (the event deleted,
  * the database away) is the answer of all, without a try each.
+ *
+ * The confirmations go to the outbox in the turn's transaction, in one insert: who gets them was
+ * read by each request before it joined the turn, so the lock waits for no more than that insert.
  */
+
+/** Who a registration's confirmation goes to, read before the turn. */
+export interface RegistrationNotice {
+  notifier: Notifier;
+  /** The person and their guardians; undefined when the person is gone (the turn refuses them). */
+  addressee: Addressee | undefined;
+}
 
 /** Registrations placed in one transaction at most: a bound on the insert's parameters. */
 const MOST_PER_TURN = 250;
 
 interface Waiting {
   registration: Registration;
+  notice: RegistrationNotice | null;
   resolve: (created: ParticipationItemRow) => void;
   reject: (error: unknown) => void;
 }
@@ -39,17 +53,17 @@ interface Waiting {
 const waitingByTenant = new WeakMap<TenantDb, Map<number, Waiting[]>>();
 
 /** Places a registration for the event in this instance's next turn: the new participation, or its refusal. */
-export function registerInTurn(db: TenantDb, eventId: number, registration: Registration): Promise<ParticipationItemRow> {
+export function registerInTurn(db: TenantDb, eventId: number, registration: Registration, notice: RegistrationNotice | null = null): Promise<ParticipationItemRow> {
   return new Promise((resolve, reject) => {
     let waitingByEvent = waitingByTenant.get(db);
     if (!waitingByEvent) waitingByTenant.set(db, (waitingByEvent = new Map()));
     const waiting = waitingByEvent.get(eventId);
     if (waiting) {
-      waiting.push({ registration, resolve, reject });
+      waiting.push({ registration, notice, resolve, reject });
       return;
     }
     // No turn runs for the event: this one starts, and the queue marks that one runs.
-    const queue: Waiting[] = [{ registration, resolve, reject }];
+    const queue: Waiting[] = [{ registration, notice, resolve, reject }];
     waitingByEvent.set(eventId, queue);
     void takeTurns(db, waitingByEvent, eventId, queue);
   });
@@ -76,17 +90,23 @@ async function takeTurns(db: TenantDb, waitingByEvent: Map<number, Waiting[]>, e
  * (the event gone, the database away) is every registration's answer, as it would be alone.
  */
 async function takeTurn(db: TenantDb, eventId: number, turn: Waiting[], lookUpRegistered = false): Promise<void> {
-  let placed;
+  let placed: Placed[];
+  let queued = 0;
   try {
-    placed = await transact(db, null, async (trx) =>
-      takePlaces(trx, await lockEventOrThrow(trx, eventId), turn.map((w) => w.registration), { lookUpRegistered }),
-    );
+    placed = await transact(db, null, async (trx) => {
+      const event = await lockEventOrThrow(trx, eventId);
+      const outcomes = await takePlaces(trx, event, turn.map((w) => w.registration), { lookUpRegistered });
+      queued = await queueConfirmations(trx, event, turn, outcomes);
+      return outcomes;
+    });
   } catch (error) {
     if (error instanceof SplitTheTurn && error.someoneRegistered) return takeTurn(db, eventId, turn, true);
     if (error instanceof SplitTheTurn) for (const waiting of turn) await takeTurn(db, eventId, [waiting]);
     else for (const waiting of turn) waiting.reject(error);
     return;
   }
+  const notifier = turn.find((waiting) => waiting.notice !== null)?.notice?.notifier;
+  if (notifier) wakeAfterCommit(notifier, queued);
   try {
     const ids = placed.flatMap((outcome) => ('id' in outcome ? [outcome.id] : []));
     const rows = new Map((await participationsByIds(db, ids)).map((row) => [Number(row.id), row]));
@@ -105,4 +125,22 @@ async function takeTurn(db: TenantDb, eventId: number, turn: Waiting[], lookUpRe
       waiting.reject('refused' in outcome ? outcome.refused : error);
     });
   }
+}
+
+/** The confirmations of a turn's new participations, composed at once (one date, one insert into the outbox). */
+async function queueConfirmations(trx: TenantDb, event: EventRow, turn: readonly Waiting[], outcomes: readonly Placed[]): Promise<number> {
+  let notifier: Notifier | undefined;
+  const addressees = new Map<number, Addressee>();
+  const news: ParticipationNews[] = [];
+  turn.forEach((waiting, i) => {
+    const outcome = outcomes[i]!;
+    if (waiting.notice === null || waiting.notice.addressee === undefined || 'refused' in outcome) return;
+    notifier ??= waiting.notice.notifier;
+    addressees.set(waiting.registration.personId, waiting.notice.addressee);
+    news.push({ participationId: outcome.id, personId: waiting.registration.personId, state: outcome.state, waitlistPosition: outcome.waitlistPosition, cause: 'registered' });
+  });
+  if (notifier === undefined) return 0;
+  const mails: NewMail[] = participationMails(notifier, event, news, addressees);
+  await queueMails(trx, notifier.hub, mails);
+  return mails.length;
 }

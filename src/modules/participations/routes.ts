@@ -38,6 +38,14 @@ import {
 } from './schemas.js';
 import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
 import { mayReadNotes } from './notes.js';
+import type { MailHub } from '../mail/settings.js';
+import type { Notifier, TenantLetterheads } from '../notifications/rules.js';
+
+export interface ParticipationRouteOptions extends ResourceRouteOptions<Access> {
+  /** Registrations and changes of state are told by mail (notifications module). */
+  mail: MailHub;
+  letterheads: TenantLetterheads;
+}
 
 const tags = ['participations'];
 const ParticipationAnswer = Envelope(Type.Object({ participation: ParticipationSchema }));
@@ -61,8 +69,9 @@ const sendInOrder = (reply: FastifyReply, status: number, body: unknown) =>
   reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
 
 /** The participations module's routes (docs/api/events-and-registration.md). */
-const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = async (app, { cursorsOf, accessOf }) => {
+const participationRoutes: FastifyPluginAsyncTypebox<ParticipationRouteOptions> = async (app, { cursorsOf, accessOf, mail, letterheads }) => {
   refuseUnknownQueryParameters(app);
+  const notifierOf = async (request: FastifyRequest): Promise<Notifier> => ({ hub: mail, letterhead: await letterheads.of(request.tenant.slug) });
   const seeEvent = async (request: FastifyRequest) => {
     const access = await accessOf(request);
     return { access, ...(await requireVisibleEvent(request.tenant.db, access, idOf(request))) };
@@ -96,10 +105,10 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
         requireManager(found, tokenMayWrite(request));
         const bulk = checkBulkRegistration(body);
         if (!bulk.ok) throw errors.validation(bulk.fieldErrors);
-        const rows = await registerMany(request.tenant.db, access, found, bulk.value.person_ids, bulk.value.role ?? 'participant');
+        const rows = await registerMany(request.tenant.db, access, found, bulk.value.person_ids, bulk.value.role ?? 'participant', await notifierOf(request));
         return sendInOrder(reply, 201, ok({ participations: rows.map((row) => toApiParticipation(row, mayReadNotes({ manager: true, ownOrWard: false }))) }));
       }
-      const created = await register(request.tenant.db, access, found, tokenMayWrite(request), body);
+      const created = await register(request.tenant.db, access, found, tokenMayWrite(request), body, await notifierOf(request));
       const ownOrWard = !found.manager && (await householdOf(request.tenant.db, access)).personIds.includes(Number(created.person_id));
       const participation = toApiParticipation(created, mayReadNotes({ manager: found.manager, ownOrWard }));
       return sendInOrder(reply.header('etag', etagOf(created.version)), 201, ok({ participation }));
@@ -133,7 +142,8 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
     },
     async (request, reply) => {
       const { access, ...found } = managedEvent.found(request);
-      const rows = await changeMany(request.tenant.db, access, found, request.body.participations);
+      const { participations, message } = request.body;
+      const rows = await changeMany(request.tenant.db, access, found, participations, await notifierOf(request), message ?? null);
       return sendInOrder(reply, 200, ok({ participations: rows.map((row) => toApiParticipation(row, mayReadNotes({ manager: true, ownOrWard: false }))) }));
     },
   );
@@ -246,7 +256,7 @@ const participationRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access
     },
     async (request, reply) => {
       const found = visibleParticipation.found(request);
-      const updated = await changeParticipation(request.tenant.db, await accessOf(request), found, tokenMayWrite(request), request.body, request.headers['if-match']);
+      const updated = await changeParticipation(request.tenant.db, await accessOf(request), found, tokenMayWrite(request), request.body, request.headers['if-match'], await notifierOf(request));
       return sendInOrder(reply.header('etag', etagOf(updated.version)), 200, ok({ participation: toApiParticipation(updated, mayReadNotes(found)) }));
     },
   );

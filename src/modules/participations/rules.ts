@@ -12,6 +12,8 @@ import { actorOf, changedFields, noteUpdated, transact } from '../../recording/r
 import type { NewParticipation, ParticipationUpdate } from './schemas.js';
 import { HIDDEN_NOTES } from './notes.js';
 import { mayTakePartIn, registrationOpen } from './who-may-register.js';
+import { addresseesOf, wakeAfterCommit, type Notifier } from '../notifications/rules.js';
+import { tellStateNews, watchStates } from './news.js';
 
 /** What the caller may do with an event's participations: as a manager, or for their household. */
 export interface Rights {
@@ -32,7 +34,14 @@ export async function rightsOn(db: TenantDb, access: Access, found: Pick<FoundEv
  * The seat, the queue or "full" is decided with the event's row locked (seats.ts), in this
  * instance's next turn of registrations for the event (registration-turns.ts).
  */
-export async function register(db: TenantDb, access: Access, found: FoundEvent, tokenMayWrite: boolean, input: NewParticipation): Promise<ParticipationItemRow> {
+export async function register(
+  db: TenantDb,
+  access: Access,
+  found: FoundEvent,
+  tokenMayWrite: boolean,
+  input: NewParticipation,
+  notifier: Notifier | null = null,
+): Promise<ParticipationItemRow> {
   const rights = await rightsOn(db, access, found, tokenMayWrite);
   const personId = input.person_id;
   if (!rights.household.personIds.includes(personId)) {
@@ -47,7 +56,9 @@ export async function register(db: TenantDb, access: Access, found: FoundEvent, 
   const now = toDbTimestamp(new Date());
   if (!rights.manages && !registrationOpen(found.event, now)) throw errors.ruleBroken('event', ruleMessages.registrationClosed);
   const registration = { personId, role, notes: input.notes ?? null, at: now, actorId: actorOf(access) };
-  return registerInTurn(db, Number(found.event.id), registration);
+  // Who the confirmation goes to is read now, before the turn holds the event's lock.
+  const notice = notifier === null ? null : { notifier, addressee: (await addresseesOf(db, [personId])).get(personId) };
+  return registerInTurn(db, Number(found.event.id), registration, notice);
 }
 
 /** A participation as a request found it, with the caller's relation to it. */
@@ -105,13 +116,15 @@ export async function changeParticipation(
   tokenMayWrite: boolean,
   input: ParticipationUpdate,
   ifMatch: string | undefined,
+  notifier: Notifier | null = null,
 ): Promise<ParticipationItemRow> {
   let manages = found.manager && tokenMayWrite;
   if (!manages && !found.ownOrWard) throw found.manager ? errors.abilityMissing() : errors.unauthorized();
   if (!manages && (input.role !== undefined || input.attended !== undefined)) throw errors.unauthorized();
   nextState(found.participation.state, input, manages);
   const id = Number(found.participation.id);
-  await transact(db, actorOf(access), async (trx) => {
+  const queued = await transact(db, actorOf(access), async (trx) => {
+    watchStates(trx);
     const event = await lockEventOrThrow(trx, Number(found.event.id));
     if (manages && !(await managesLockedEvent(trx, access, event))) {
       // The event left the caller's groups since it was read: what is left is self-service.
@@ -122,7 +135,10 @@ export async function changeParticipation(
     if (!current) throw errors.notFound('Participation');
     requireIfMatch(ifMatch, current.version);
     await applyChange(trx, event, current, input, manages);
+    // The person's own cancellation is confirmed like any change; a promotion it caused is told too.
+    return tellStateNews(trx, notifier, event);
   });
+  if (notifier) wakeAfterCommit(notifier, queued);
   return (await findParticipation(db, id))!;
 }
 

@@ -17,6 +17,7 @@ import {
 import { noteCreated, noteUpdated } from '../../recording/recorder.js';
 import { registrationState, seatsLeft, takesSeat } from './states.js';
 import { lockEventRow, writeSeatCounts } from '../events/seat-counts.js';
+import { noteStateBefore } from './news.js';
 
 /**
  * Seats and the waiting list (docs/rules/waiting-list.md). Every function here runs inside a
@@ -53,8 +54,8 @@ export interface Registration {
   actorId: number | null;
 }
 
-/** What became of one registration: its participation's id, or the 422 that refused it. */
-export type Placed = { id: number } | { refused: ApiError };
+/** What became of one registration: its participation (id, state, place in the queue), or the 422 that refused it. */
+export type Placed = { id: number; state: ParticipationState; waitlistPosition: number | null } | { refused: ApiError };
 
 /**
  * A turn's insert failed for one of its registrations (which, the database does not say).
@@ -93,6 +94,7 @@ export async function takePlaces(
   const counts = countsOf(event);
   const rules = { capacity: event.capacity === null ? null : Number(event.capacity), waiting_list: Boolean(event.waiting_list), requires_approval: Boolean(event.requires_approval) };
   const rows: NewParticipationRow[] = [];
+  const positions = new Map<number, number>();
   const registeredBefore = lookUpRegistered ? await livePersonIds(trx, eventId, registrations.map((r) => r.personId)) : new Set<number>();
   const placedInTurn = new Set<number>();
   const states = registrations.map((registration) => {
@@ -104,6 +106,7 @@ export async function takePlaces(
     if (takesSeat({ role, state })) counts.participants_count++;
     if (state === 'waitlisted') counts.waitlist_count++;
     placedInTurn.add(personId);
+    if (state === 'waitlisted') positions.set(personId, counts.waitlist_count);
     rows.push({ event_id: eventId, person_id: personId, role, state, waitlist_position: state === 'waitlisted' ? counts.waitlist_count : null, notes, at });
     return state;
   });
@@ -126,7 +129,8 @@ export async function takePlaces(
     }
     const id = ids.get(registration.personId)!;
     noteCreated(trx, 'participation', id, { personId: registration.personId, actorId: registration.actorId });
-    return { id };
+    noteStateBefore(trx, id, null);
+    return { id, state: states[i] as ParticipationState, waitlistPosition: positions.get(registration.personId) ?? null };
   });
 }
 
@@ -172,6 +176,7 @@ export async function changePlace(
     changes.waitlist_position = null;
   }
   counts.participants_count += Number(isSeat) - Number(wasSeat);
+  if (next.state !== current.state) noteStateBefore(trx, current.id, current.state);
   await updateParticipation(trx, current.id, changes, now);
   // Only a seat given up moves the queue: a manager may keep someone waiting while seats are free.
   if (wasSeat && !isSeat) await fillSeats(trx, event, counts, 1, now);
@@ -210,6 +215,7 @@ export async function fillSeats(trx: TenantDb, event: Pick<EventRow, 'id' | 'cap
     await acceptQueued(trx, accepted.map((participation) => participation.id), now);
     for (const participation of accepted) {
       noteUpdated(trx, 'participation', participation.id, { state: ['waitlisted', 'accepted'] }, { personId: participation.person_id });
+      noteStateBefore(trx, participation.id, 'waitlisted');
     }
     // The accepted are the first of the queue: those behind them move up by as many.
     await moveQueueUp(trx, eventId, 0, accepted.length);

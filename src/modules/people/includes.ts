@@ -12,6 +12,7 @@ import { ParticipationSchema, toApiParticipation } from '../participations/schem
 import { atLeast } from '../permissions/levels.js';
 import { holdsOnPerson, isRootAdmin, mayChangeLoginOf, rightToChange, type Access } from '../permissions/rules.js';
 import { hasLogin } from '../users/rules.js';
+import { mayInvite } from '../accounts/who-may-invite.js';
 import { listGuardians, listWardsSeenBy } from './queries.js';
 import { PersonSchema, toApiPerson } from './schemas.js';
 
@@ -85,7 +86,8 @@ async function abilitiesOn(db: TenantDb, access: Access, person: UserRow): Promi
     delete: isRootAdmin(access),
     change_login: changesLogin,
     set_password: isRootAdmin(access),
-    invite: !login && person.email !== null && changesLogin,
+    // Who may invite P (accounts/who-may-invite.ts), for P who can be invited: active, an address, no login.
+    invite: !login && person.email !== null && Boolean(person.is_active) && right === 'full' && (await mayInvite(db, access, person)),
     add_guardian: await holdsOnPerson(db, access, personId, 'write'),
   };
 }

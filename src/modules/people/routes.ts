@@ -34,6 +34,8 @@ import type { GroupRow } from '../../db/types.js';
 import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
 import type { Access } from '../permissions/rules.js';
 import { listPersonMemberships } from '../memberships/rules.js';
+import type { TenantLetterheads } from '../notifications/rules.js';
+import type { MailHub } from '../mail/settings.js';
 
 const tags = ['people'];
 const PersonAnswer = Envelope(Type.Object({ person: PersonSchema }));
@@ -59,10 +61,13 @@ export interface PeopleRouteOptions extends ResourceRouteOptions<Access> {
   groupOf: (request: FastifyRequest, id: number) => Promise<GroupRow | undefined>;
   /** People's JSON kept by version, for the pages of GET /people. */
   peopleJson: PersonJsonMemory;
+  /** A replaced e-mail address gets a notice. */
+  mail: MailHub;
+  letterheads: TenantLetterheads;
 }
 
 /** The people module's routes: people, guardians and wards, CSV in and out. */
-const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, { cursorsOf, accessOf, groupOf, peopleJson }) => {
+const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, { cursorsOf, accessOf, groupOf, peopleJson, mail, letterheads }) => {
   refuseUnknownQueryParameters(app);
   app.get(
     '/people',
@@ -187,7 +192,11 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
     async (request, reply) => {
       const { access, person, right } = changeable.found(request);
       refuseFields(request.body, RECORD_FIELDS);
-      const updated = await changePerson(request.tenant.db, access, { person, right }, request.body, request.headers['if-match']);
+      const { db, slug } = request.tenant;
+      const { user } = callerOf(request);
+      const notice = { hub: mail, letterheads, slug, actor: { id: user.id, firstname: user.firstname, lastname: user.lastname } };
+      const updated = await changePerson(db, access, { person, right }, request.body, request.headers['if-match'], notice);
+      if (request.body.email !== undefined) mail.wake(slug);
       reply.header('etag', etagOf(updated.version));
       return ok({ person: toApiPerson(updated) });
     },
@@ -209,7 +218,8 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
     async (request, reply) => {
       const access = await accessOf(request);
       const person = await requireVisiblePerson(request.tenant.db, access, idOf(request));
-      await erasePerson(request.tenant.db, access, person, request.headers['if-match']);
+      const notifier = { hub: mail, letterhead: await letterheads.of(request.tenant.slug) };
+      await erasePerson(request.tenant.db, access, person, request.headers['if-match'], notifier);
       return (reply as FastifyReply).code(204).send();
     },
   );

@@ -30,6 +30,8 @@ import { forgetPersonInChanges } from '../../recording/records.js';
 import { personChanges } from '../../recording/person-changes.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { releasePlacesOf } from '../participations/seats.js';
+import { tellStateNews, watchStates } from '../participations/news.js';
+import { wakeAfterCommit, type Notifier } from '../notifications/rules.js';
 import { requireAdministratorLeft } from '../memberships/last-administrator.js';
 import {
   hasLogin,
@@ -42,6 +44,16 @@ import {
   type ProfileChanges,
 } from '../users/rules.js';
 import { forgetAnswersAbout } from '../idempotency/rules.js';
+import { changesAddress, forgetAccountOf, noteEmailChange, type TenantFactsReader } from '../accounts/rules.js';
+import type { MailHub } from '../mail/settings.js';
+
+/** The notice a replaced e-mail address gets: from which tenant, and who changed it. */
+export interface EmailChangeNotice {
+  hub: MailHub;
+  letterheads: TenantFactsReader;
+  slug: string;
+  actor: { id: number; firstname: string; lastname: string };
+}
 
 /** What PATCH /people/{id} may change (its schema's fields). */
 const PERSON_FIELDS = [
@@ -177,6 +189,8 @@ export async function changePerson(
   target: { person: UserRow; right: 'full' | 'profile' },
   input: PersonUpdate,
   ifMatch: string | undefined,
+  /** Where the notice to a replaced address goes; the caller wakes the worker after the commit. */
+  notice?: EmailChangeNotice,
 ): Promise<UserRow> {
   const { person, right } = target;
   const personId = Number(person.id);
@@ -187,6 +201,8 @@ export async function changePerson(
   if (changesLogin && !(await mayChangeLoginOf(db, access, { id: personId, hasLogin: hasLogin(person) }, right))) throw errors.unauthorized();
   const { password, ...fields } = pickFields(input, PERSON_FIELDS);
   const hash = password === undefined ? undefined : await hashPassword(password);
+  // Read before the transaction: the registry is not the tenant's database.
+  let tenant = notice && changesAddress(person.email, input.email) ? await notice.letterheads.of(notice.slug) : null;
   return transact(db, actorOf(access), async (trx) => {
     const current = await findPerson(trx, personId);
     if (!current) throw errors.notFound('Person');
@@ -203,17 +219,21 @@ export async function changePerson(
     const updated = await updateUserProfile(trx, personId, changes, toDbTimestamp(new Date()));
     noteUpdated(trx, 'person', personId, personChanges(current, updated), { personId });
     if (hash !== undefined) await revokeAllTokens(trx, personId);
+    if (notice && changesAddress(current.email, updated.email)) {
+      tenant ??= await notice.letterheads.of(notice.slug);
+      await noteEmailChange(trx, { hub: notice.hub, tenant }, current, updated, notice.actor);
+    }
     return updated;
   });
 }
 
 /** DELETE /people/{id} (erasure): `admin` on the root; never the last administrator; their seats go to the waiting list. */
-export async function erasePerson(db: TenantDb, access: Access, person: UserRow, ifMatch: string | undefined): Promise<void> {
+export async function erasePerson(db: TenantDb, access: Access, person: UserRow, ifMatch: string | undefined, notifier: Notifier | null = null): Promise<void> {
   if (!isRootAdmin(access)) throw errors.unauthorized();
   const personId = Number(person.id);
   // An administrator who erases themself is not named as the actor of their own tombstones.
   const actor = actorOf(access) === personId ? null : actorOf(access);
-  await transact(db, actor, async (trx) => {
+  const queued = await transact(db, actor, async (trx) => {
     // The person first, then the administrators: the order every membership write takes its locks in.
     if (!(await lockPersonForMemberships(trx, personId))) throw errors.notFound('Person');
     const current = await findPerson(trx, personId);
@@ -222,8 +242,11 @@ export async function erasePerson(db: TenantDb, access: Access, person: UserRow,
     await requireAdministratorLeft(trx, access, 'person', (administration) => administration.person_id === personId);
     // Seats and waiting-list places are freed as a cancellation frees them.
     const erased = await rowsErasedWith(trx, personId);
+    // Whoever moves up from a waiting list hears of it by mail.
+    watchStates(trx);
     await releasePlacesOf(trx, personId, toDbTimestamp(new Date()));
     await forgetAnswersAbout(trx, personId);
+    await forgetAccountOf(trx, personId);
     await erasePersonRows(trx, personId);
     // Tombstones for the person and what went with them; their personal data leaves the records.
     for (const id of erased.membershipIds) noteDeleted(trx, 'membership', id, { personId });
@@ -233,7 +256,9 @@ export async function erasePerson(db: TenantDb, access: Access, person: UserRow,
     for (const id of erased.participationIds) noteDeleted(trx, 'participation', id, { personId });
     noteDeleted(trx, 'person', personId, { personId });
     await forgetPersonInChanges(trx, personId);
+    return tellStateNews(trx, notifier, null);
   });
+  if (notifier) wakeAfterCommit(notifier, queued);
 }
 
 export const guardiansOf = listGuardians;

@@ -25,7 +25,7 @@ const userExportRoutes: FastifyPluginAsync<{ accessOf: (request: FastifyRequest)
         operationId: 'exportMyData',
         summary: 'Everything kept about me',
         description:
-          "The answer to a data-access request: the caller's person record, all their memberships (with group names), guardians and wards (id and names), tokens (as GET /tokens lists them, never secrets) and the history of their person, memberships and participations (newest first).",
+          "The answer to a data-access request: the caller's person record, all their memberships (with group names), guardians and wards (id and names), tokens (as GET /tokens lists them, never secrets), the history of their person, memberships and participations (newest first), and the messages of leaders they received (id, subject, created_at; newest first).",
         querystring: NoQuery,
         response: { 200: ExportAnswer, 422: unknownQuery },
       },

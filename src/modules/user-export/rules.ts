@@ -10,6 +10,7 @@ import { findGroup } from '../groups/rules.js';
 import { listPersonMemberships } from '../memberships/rules.js';
 import { findPerson, listGuardians, listWards } from '../people/rules.js';
 import { listParticipationsOfPerson } from '../participations/rules.js';
+import { messagesReceivedBy } from './queries.js';
 
 const PAGE_ROWS = 200;
 
@@ -23,6 +24,8 @@ export interface PersonalData {
   tokens: TokenListItem[];
   /** The change records of their person, memberships and participations, newest first. */
   history: HistoryRow[];
+  /** The leaders' messages they received, newest first. */
+  messages: { id: number; subject: string; created_at: string }[];
 }
 
 /** Every membership of the person (active, future, ended), by id. */
@@ -56,6 +59,7 @@ export async function personalDataOf(db: TenantDb, day: Day, personId: number, c
     participations: await listParticipationsOfPerson(db, personId),
     tokens: await listTokens(db, personId, currentTokenId),
     history: await wholeHistory(db, personId),
+    messages: await messagesReceivedBy(db, personId),
   };
 }
 

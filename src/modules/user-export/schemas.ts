@@ -6,6 +6,8 @@ import { ParticipationSchema, toApiParticipation } from '../participations/schem
 import type { PersonalData } from './rules.js';
 import { mayReadNotes } from '../participations/notes.js';
 import { HistoryItemSchema, toApiHistoryItem } from '../changes/schemas.js';
+import { Timestamp } from '../../http/schemas.js';
+import { toApiTimestamp } from '../../lib/time.js';
 
 /** A membership with the name of its group, after the membership's own fields. */
 const ExportedMembershipSchema = Type.Object({ ...MembershipSchema.properties, group_name: Type.String() });
@@ -25,6 +27,8 @@ export const PersonalDataSchema = Type.Object({
   tokens: Type.Array(TokenListItemSchema),
   /** The change records of their person, memberships and participations, newest first. */
   history: Type.Array(HistoryItemSchema),
+  /** The leaders' messages they received, newest first. */
+  messages: Type.Array(Type.Object({ id: Type.Integer(), subject: Type.String(), created_at: Timestamp })),
 });
 export type ApiPersonalData = Static<typeof PersonalDataSchema>;
 
@@ -36,4 +40,5 @@ export const toApiPersonalData = (data: PersonalData): ApiPersonalData => ({
   participations: data.participations.map((row) => ({ ...toApiParticipation(row, mayReadNotes({ manager: false, ownOrWard: true })), notes: row.notes, event_name: row.event_name })),
   tokens: data.tokens,
   history: data.history.map(toApiHistoryItem),
+  messages: data.messages.map((message) => ({ id: Number(message.id), subject: message.subject, created_at: toApiTimestamp(message.created_at) })),
 });

@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { errors } from '../../errors.js';
 import { callerOf } from '../../http/auth.js';
+import type { FastifyRequest } from 'fastify';
+import type { TenantDb, UserRow } from '../../db/types.js';
 import { updateProfile, UserConflictError } from './rules.js';
 import { PROFILE_FIELDS, ProfileUpdateSchema, RECORD_FIELDS, refuseFields, UserSchema, type ApiUser } from './schemas.js';
 
@@ -11,8 +13,19 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const PROHIBITED = ['id', 'username', 'password', ...RECORD_FIELDS.slice(1)];
 
 
+export interface UserRouteOptions {
+  /**
+   * Inside the transaction of a change of one's own profile: the mail module's notice to an old
+   * address (given by the app, so that this module does not depend on mail). Returns whether mail
+   * was queued (the worker is then woken after the commit).
+   */
+  onProfileChange?: (request: FastifyRequest, trx: TenantDb, before: UserRow, after: UserRow) => Promise<boolean>;
+  /** After the commit of a change that queued mail. */
+  afterMailQueued?: (request: FastifyRequest) => void;
+}
+
 /** The users module's routes: the caller's own record (GET /user, of the original interface) and its self-service extensions. */
-const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const userRoutes: FastifyPluginAsyncTypebox<UserRouteOptions> = async (app, { onProfileChange, afterMailQueued }) => {
   // HOT PATH (see docs/architecture.md). The answer's JSON is made by this route's own
   // response serializer once per user object rather than once per request (profile: 1.5 us and
   // 2.4 KB of garbage per request). The verifier keeps one user object per token row it read and makes
@@ -56,7 +69,11 @@ const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         PROFILE_FIELDS.filter((field) => Object.hasOwn(request.body, field)).map((field) => [field, request.body[field]]),
       );
       try {
-        return await updateProfile(request.tenant.db, caller.user.id, changes);
+        let queued = false;
+        const afterChange = onProfileChange && (async (trx: TenantDb, before: UserRow, after: UserRow) => (queued = (await onProfileChange(request, trx, before, after)) || queued));
+        const answer = await updateProfile(request.tenant.db, caller.user.id, changes, afterChange);
+        if (queued) afterMailQueued?.(request);
+        return answer;
       } catch (err) {
         if (err instanceof UserConflictError) throw errors.validation(err.fieldErrors);
         throw err;

@@ -74,7 +74,13 @@ export async function createUser(db: TenantDb, input: NewUser, now = new Date())
 }
 
 /** Changes the caller's own profile; an e-mail address taken by another user is a UserConflictError. */
-export async function updateProfile(db: TenantDb, userId: number, input: ProfileUpdate): Promise<ApiUser> {
+/**
+ * Runs inside the transaction of a profile change that changed something, with the row before and
+ * after it (the mail module sends the notice of a changed address from here, in the same commit).
+ */
+export type AfterProfileChange = (trx: TenantDb, before: UserRow, after: UserRow) => Promise<unknown>;
+
+export async function updateProfile(db: TenantDb, userId: number, input: ProfileUpdate, afterChange?: AfterProfileChange): Promise<ApiUser> {
   if (input.email !== undefined) {
     const owner = await findUserByEmail(db, input.email);
     if (owner && owner.id !== userId) throw new UserConflictError({ email: [fieldMessages.taken('email')] });
@@ -88,6 +94,7 @@ export async function updateProfile(db: TenantDb, userId: number, input: Profile
     if (before && !changesAnything(before, changes)) return toApiUser(before);
     const after = await updateUserProfile(trx, userId, changes, toDbTimestamp(new Date()));
     noteUpdated(trx, 'person', userId, before ? personChanges(before, after) : {}, { personId: userId });
+    if (before && afterChange) await afterChange(trx, before, after);
     return toApiUser(after);
   });
 }

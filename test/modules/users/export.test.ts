@@ -21,7 +21,7 @@ describe('GET /user/export (everything kept about the caller)', () => {
     expect(answer.statusCode).toBe(200);
     const data = answer.json().data.export;
     expect(data.participations).toEqual([expect.objectContaining({ event_id: camp.id, person_id: w.ids.leader, state: 'accepted', notes: 'vegan', event_name: 'Summer camp' })]);
-    expect(Object.keys(data)).toEqual(['person', 'memberships', 'guardians', 'wards', 'participations', 'tokens', 'history']);
+    expect(Object.keys(data)).toEqual(['person', 'memberships', 'guardians', 'wards', 'participations', 'tokens', 'history', 'messages']);
     expect(data.person).toMatchObject({ id: w.ids.leader, username: 'leader', has_login: true });
     expect(data.memberships).toEqual([expect.objectContaining({ group_id: w.troop, role_type: 'leader', group_name: 'Troop' })]);
     expect(data.wards).toEqual([{ id: kid.id, firstname: 'Mia', lastname: 'Kid' }]);
@@ -71,7 +71,7 @@ describe('GET /people/{id}/export (a person\'s data, for an administrator)', () 
     expect(Object.keys(body)).toEqual(['success', 'message', 'data']);
     expect(Object.keys(body.data)).toEqual(['export']);
     const data = body.data.export;
-    expect(Object.keys(data)).toEqual(['person', 'memberships', 'guardians', 'wards', 'participations', 'tokens', 'history']);
+    expect(Object.keys(data)).toEqual(['person', 'memberships', 'guardians', 'wards', 'participations', 'tokens', 'history', 'messages']);
     expect(data.person).toMatchObject({ id: w.ids.leader, city: 'Olten' });
     expect(data.participations).toEqual([expect.objectContaining({ event_id: camp.id, notes: 'vegan', event_name: 'Summer camp' })]);
     expect(data.wards).toEqual([{ id: kid.id, firstname: 'Mia', lastname: 'Kid' }]);
