@@ -51,7 +51,10 @@ export async function webApp(app: FastifyInstance, { directory, hostRules, root 
     const known = directory.peek(slug);
     return (known === undefined ? await directory.find(slug) : known) !== null;
   };
-  const page = (reply: FastifyReply) => reply.header('content-security-policy', WEB_CSP).type('text/html; charset=utf-8');
+  // A link from a mail carries its token in the fragment, which the app removes at once; same-origin
+  // keeps even the page's own address (and any query) from other sites it links to.
+  const page = (reply: FastifyReply) =>
+    reply.header('content-security-policy', WEB_CSP).header('referrer-policy', 'same-origin').type('text/html; charset=utf-8');
 
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
     if (!(await knownTenant(request))) return page(reply).code(404).header('cache-control', 'no-store').send(UNKNOWN_TENANT_PAGE);

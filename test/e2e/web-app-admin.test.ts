@@ -310,7 +310,8 @@ describe.runIf(browserAvailable)("the web app: the administrators' pages", () =>
       const admin = await signIn(language, width, 'erase');
       const { page, words } = admin;
       const fullName = `${firstname} Ende`;
-      expect(await visit(admin, `/people/${id}`, fullName)).toEqual([`GET /api/people/${id}`]);
+      // The person has an address: its mail status is the page's second read.
+      expect(await visit(admin, `/people/${id}`, fullName)).toEqual([`GET /api/people/${id}`, `GET /api/people/${id}/email-status`]);
       const section = page.getByRole('region', { name: words.personAdmin });
       await check(admin, 'person, for administrators');
 

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as catalogue from '../../src/errors.js';
 import { ApiError, attribute, errors, fieldMessages, ruleMessages } from '../../src/errors.js';
 import { compileObjectValidator } from '../../src/lib/validation.js';
+import { accountMessages } from '../../src/modules/accounts/messages.js';
+import { messageMessages } from '../../src/modules/messages/schemas.js';
 import { FIELD_NAMES, translateApiMessage, translateApiMessages } from '../../web/src/i18n/api-messages.js';
 import { formatNumber, wordsFor } from '../../web/src/i18n/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -190,7 +192,9 @@ describe('the web app: the API\'s messages in German and French', () => {
     expect([...unnamed]).toEqual([]);
     for (const [message, field] of validation) {
       if (field === UNKNOWN_FIELD) continue;
-      const name = attribute(field).split('.')[0]!;
+      const parts = attribute(field).split('.');
+      // A message's `to.group id` names its recipients, not the end of a period (`to` alone).
+      const name = parts[0] === 'to' && parts.length > 1 ? 'recipients' : parts[0]!;
       for (const [index, language] of TRANSLATED.entries()) expect(translateApiMessage(message, language)).toContain(FIELD_NAMES[name]![index]);
     }
   });
@@ -218,6 +222,37 @@ describe('the web app: the API\'s messages in German and French', () => {
       }
       expect(translateApiMessage(one, language)).toMatch(/\(\D*1\D*\)$/);
       expect(translateApiMessage(two, language)).toMatch(/\(\D*2\D*\)$/);
+    }
+  });
+
+  it('translates the messages of mail: links from mails, invitations, messages', () => {
+    const mail = [
+      'If the address is known, a link is on its way.',
+      'The reset link is invalid or has expired.',
+      'The invitation is invalid or has expired.',
+      'The person is deactivated.',
+      'The person already has a login.',
+      'The person has no e-mail address.',
+      'The e-mail address was refused before.',
+      'The subject field must not contain line breaks.',
+      'Message not found.',
+      'The password field confirmation does not match.',
+      'The username has already been taken.',
+      'The password field must be at least 8 characters.',
+      'The token field is required.',
+      'Too Many Attempts.',
+      'The mail could not be sent.',
+      ...Object.values(accountMessages),
+      ...Object.values(messageMessages),
+    ];
+    expectTranslated(mail);
+    expect(translateApiMessage('Message not found.', 'de')).toBe('Nachricht nicht gefunden.');
+    expect(translateApiMessage('The subject field must not contain line breaks.', 'fr')).toContain(FIELD_NAMES.subject![1]);
+    for (const [index, language] of TRANSLATED.entries()) {
+      // A message's recipients (`to.group_id`) are not the end of a period (the agenda's `to`).
+      expect(translateApiMessage('The to.group id field is required.', language)).toContain(`${FIELD_NAMES.recipients![index]}.${FIELD_NAMES['group id']![index]}`);
+      expect(translateApiMessage('The to field must be a valid date.', language)).toContain(FIELD_NAMES.to![index]);
+      for (const field of ['body', 'role types', 'states', 'guardians', 'event id']) expect(translateApiMessage(`The to.${field} field is invalid.`, language)).toContain(FIELD_NAMES[field]![index]);
     }
   });
 

@@ -25,6 +25,12 @@ import { TenantSettingsPage } from './pages/admin-tenant.js';
 import { TokensPage } from './pages/admin-tokens.js';
 import { WebhooksPage } from './pages/admin-webhooks.js';
 import { go, useRoute } from './router.js';
+import { takeLinkToken, type LinkToken } from './link-token.js';
+import { ForgotPasswordPage } from './pages/password-forgot.js';
+import { ResetPasswordPage } from './pages/password-reset.js';
+import { InvitationPage } from './pages/invitation.js';
+import { ComposeMessagePage } from './pages/message-compose.js';
+import { MessagePage, MessagesPage } from './pages/messages.js';
 import { client, troubleOf, whenWaiting, type Trouble } from './session.js';
 
 /**
@@ -48,6 +54,12 @@ function focusHeadingWhenShown(): () => void {
   };
 }
 
+/** Leaders (write on some group) send messages: "my messages" is theirs. */
+const writesSomewhere = (session: Session): boolean => [...session.access.groups.keys()].some((id) => session.access.atLeast(id, 'write'));
+
+// Before any request: a link from a mail leaves no token in the address bar, the history or a referrer.
+const linkToken = takeLinkToken();
+
 function App() {
   const [language, setLanguage] = useState<Language>(() => rememberedLanguage() ?? browserLanguage());
   const [session, setSession] = useState<Session | null>(null);
@@ -55,6 +67,8 @@ function App() {
   const [agenda, setAgenda] = useState<Parameters<typeof HomePage>[0]['agenda']>(null);
   // A browser that is still signed in (the session cookie) skips the login page.
   const [restoring, setRestoring] = useState(true);
+  // A link from a mail (a new password, an invitation) opens its own page first, signed in or not.
+  const [link, setLink] = useState<LinkToken | null>(linkToken);
   const [notice, setNotice] = useState<string | null>(null);
   const [waitSeconds, setWaitSeconds] = useState(0);
   const route = useRoute();
@@ -68,7 +82,7 @@ function App() {
   }, [here]);
   useEffect(() => whenWaiting(setWaitSeconds), []);
   // On navigation the focus moves to the new page's heading (screen readers announce it).
-  useEffect(() => (session ? focusHeadingWhenShown() : undefined), [route.join('/'), session === null]);
+  useEffect(() => (session || link ? focusHeadingWhenShown() : undefined), [route.join('/'), session === null, link === null]);
   const words = wordsFor(language);
   document.documentElement.lang = language;
 
@@ -98,6 +112,7 @@ function App() {
     return true;
   };
   const signedIn = async () => {
+    setLink(null);
     if (!(await start())) {
       // No half-started session: the session just begun is ended.
       report({ kind: 'failed', status: 0 });
@@ -106,7 +121,7 @@ function App() {
   };
   useEffect(() => {
     // XSRF-TOKEN is set by every sign-in: without it this browser has no session to look for.
-    if (!document.cookie.includes('XSRF-TOKEN=')) return setRestoring(false);
+    if (link || !document.cookie.includes('XSRF-TOKEN=')) return setRestoring(false);
     start()
       .catch(() => false)
       .finally(() => setRestoring(false));
@@ -154,6 +169,10 @@ function App() {
     }
     if (section === 'profile') return <ProfilePage onPasswordChanged={() => setNotice(words.passwordChangedStaySignedIn)} />;
     // Keyed by id: another group's page starts afresh, never with this one's form contents.
+    if (section === 'groups' && id && route[2] === 'messages' && route[3] === 'new') return <ComposeMessagePage key={`group/${id}`} target={{ groupId: numeric }} />;
+    if (section === 'groups' && id && route[2] === 'messages') return <MessagesPage key={`group/${id}`} of={{ groupId: numeric }} />;
+    if (section === 'events' && id && route[2] === 'messages' && route[3] === 'new') return <ComposeMessagePage key={`event/${id}`} target={{ eventId: numeric }} />;
+    if (section === 'events' && id && route[2] === 'messages') return <MessagesPage key={`event/${id}`} of={{ eventId: numeric }} />;
     if (section === 'groups' && id && route[2] === 'events' && route[3] === 'new') return <EventFormPage key={`new/${id}`} groupId={numeric} />;
     if (section === 'groups' && id && route[2] === 'people' && route[3] === 'new') return <NewPersonPage key={numeric} groupId={numeric} />;
     if (section === 'groups' && id && route[2] === 'import') return <ImportPage key={numeric} groupId={numeric} />;
@@ -168,6 +187,8 @@ function App() {
     if (section === 'events' && id && route[2] === 'print') return <EventPrintPage key={numeric} id={numeric} />;
     if (section === 'events' && id) return <EventPage key={numeric} id={numeric} />;
     if (section === 'search' && id) return <SearchPage key={id} text={decodeURIComponent(id)} />;
+    if (section === 'messages' && id) return <MessagePage key={numeric} id={numeric} />;
+    if (section === 'messages') return <MessagesPage of={{}} />;
     // The agenda read at sign-in serves the first visit of the home page only.
     return <HomePage agenda={agenda} onShown={() => setAgenda(null)} />;
   };
@@ -187,6 +208,7 @@ function App() {
             <a href="#/profile">{words.profile}</a>
             <a href="#/sessions">{words.sessions}</a>
             <a href="#/tokens">{words.apiTokens}</a>
+            {writesSomewhere(session) && <a href="#/messages">{words.myMessages}</a>}
             {isRootAdmin(session) && <a href="#/admin">{words.administration}</a>}
           </nav>
         )}
@@ -243,8 +265,26 @@ function App() {
             {notice}
           </p>
         )}
-        {restoring ? null : app ? (
+        {restoring ? null : link ? (
+          link.kind === 'reset' ? (
+            <ResetPasswordPage
+              words={words}
+              language={language}
+              token={link.token}
+              onTrouble={report}
+              onSignedIn={signedIn}
+              onNewLink={() => {
+                setLink(null);
+                go('/forgot-password');
+              }}
+            />
+          ) : (
+            <InvitationPage words={words} language={language} token={link.token} onTrouble={report} onSignedIn={signedIn} onLeave={() => setLink(null)} />
+          )
+        ) : app ? (
           <AppContext.Provider value={app}>{page()}</AppContext.Provider>
+        ) : section === 'forgot-password' ? (
+          <ForgotPasswordPage words={words} language={language} onTrouble={report} />
         ) : (
           <LoginPage words={words} onTrouble={report} onLoggedIn={signedIn} />
         )}

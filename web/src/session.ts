@@ -11,6 +11,8 @@ export const newKey = (): string =>
 
 /** Tries of one request that met the rate limit, before the page hears the 429. */
 const MOST_RETRIES = 3;
+/** The longest wait for the rate limit that the app sits out by itself (the per-minute limits). */
+const LONGEST_WAIT_SECONDS = 60;
 
 let waiting: (seconds: number) => void = () => undefined;
 
@@ -32,7 +34,9 @@ const patientFetch: typeof fetch = async (input, init) => {
   for (let attempt = 0; ; attempt++) {
     const response = await fetch(request.clone());
     if (response.status !== 429 || attempt >= MOST_RETRIES) return response;
-    const seconds = Math.min(120, Math.max(1, Number(response.headers.get('retry-after')) || 1));
+    const seconds = Math.max(1, Number(response.headers.get('retry-after')) || 1);
+    // A wait longer than a person watches (a sender's hourly messages, the tenant's daily mail) is the page's to say.
+    if (seconds > LONGEST_WAIT_SECONDS) return response;
     waiting(seconds);
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     waiting(0);

@@ -145,6 +145,16 @@ const MESSAGES: readonly (readonly [en: string, de: string, fr: string])[] = [
     'Le nombre de places ne peut pas être inférieur au nombre de participant·e·s accepté·e·s.',
   ],
   ['The attended field may only be set on accepted participations.', 'Das Feld Teilgenommen gilt nur für angenommene Teilnahmen.', 'Le champ présence ne s’applique qu’aux participations acceptées.'],
+  // Mail: links from mails, invitations, messages
+  ['If the address is known, a link is on its way.', 'Ist die Adresse bekannt, ist ein Link unterwegs.', 'Si l’adresse est connue, un lien est en route.'],
+  ['The reset link is invalid or has expired.', 'Der Link zum Zurücksetzen ist ungültig oder abgelaufen.', 'Le lien de réinitialisation n’est pas valable ou a expiré.'],
+  ['The invitation is invalid or has expired.', 'Die Einladung ist ungültig oder abgelaufen.', 'L’invitation n’est pas valable ou a expiré.'],
+  ['The person is deactivated.', 'Die Person ist deaktiviert.', 'La personne est désactivée.'],
+  ['The person already has a login.', 'Die Person hat bereits einen Zugang.', 'La personne a déjà un accès.'],
+  ['The person has no e-mail address.', 'Die Person hat keine E-Mail-Adresse.', 'La personne n’a pas d’adresse e-mail.'],
+  ['The e-mail address was refused before.', 'Die E-Mail-Adresse wurde schon früher abgewiesen.', 'L’adresse e-mail a déjà été refusée auparavant.'],
+  ['The mail could not be sent.', 'Die Mail konnte nicht gesendet werden.', 'Le message n’a pas pu être envoyé.'],
+  ['The {field} field must not contain line breaks.', 'Das Feld {field} darf keine Zeilenumbrüche enthalten.', 'Le champ {field} ne doit pas contenir de retours à la ligne.'],
 ];
 
 /**
@@ -159,6 +169,7 @@ export const FIELD_NAMES: Readonly<Record<string, readonly [de: string, fr: stri
   attended: ['Teilgenommen', 'présence'],
   below: ['Unterhalb', 'en dessous'],
   birthday: ['Geburtstag', 'date de naissance'],
+  body: ['Nachricht', 'texte du message'],
   'can swimm': ['Kann schwimmen', 'sait nager'],
   capacity: ['Plätze', 'nombre de places'],
   city: ['Ort', 'localité'],
@@ -170,6 +181,7 @@ export const FIELD_NAMES: Readonly<Record<string, readonly [de: string, fr: stri
   email: ['E-Mail', 'e-mail'],
   enabled: ['Aktiv', 'activé'],
   'end on': ['Enddatum', 'date de fin'],
+  'event id': ['Anlass', 'activité'],
   'ends at': ['Ende', 'fin'],
   entities: ['Objektarten', 'types d’objets'],
   event: ['Anlass', 'activité'],
@@ -184,6 +196,7 @@ export const FIELD_NAMES: Readonly<Record<string, readonly [de: string, fr: stri
   guardian: ['Erziehungsberechtigte Person', 'représentant légal'],
   'guardian id': ['Erziehungsberechtigte Person', 'représentant légal'],
   'guardian of': ['Erziehungsberechtigt für', 'représentant légal de'],
+  guardians: ['Erziehungsberechtigte', 'représentants légaux'],
   housenumber: ['Hausnummer', 'numéro'],
   id: ['ID', 'identifiant'],
   'idempotency key': ['Idempotency-Key', 'Idempotency-Key'],
@@ -215,18 +228,22 @@ export const FIELD_NAMES: Readonly<Record<string, readonly [de: string, fr: stri
   phonenumber: ['Telefon', 'téléphone'],
   'phonenumber mobile': ['Mobiltelefon', 'téléphone mobile'],
   q: ['Suchbegriff', 'recherche'],
+  recipients: ['Empfänger:innen', 'destinataires'],
   'registration closes at': ['Anmeldeschluss', 'fin des inscriptions'],
   'registration opens at': ['Anmeldebeginn', 'ouverture des inscriptions'],
   remember: ['Angemeldet bleiben', 'rester connecté·e'],
   'requires approval': ['Bestätigung nötig', 'validation requise'],
   role: ['Rolle', 'rôle'],
   'role type': ['Rolle', 'rôle'],
+  'role types': ['Rollen', 'rôles'],
   scope: ['Geltungsbereich', 'portée'],
   sort: ['Sortierung', 'tri'],
   'start on': ['Startdatum', 'date de début'],
   'starts at': ['Beginn', 'début'],
   state: ['Status', 'statut'],
+  states: ['Status', 'statuts'],
   street: ['Strasse', 'rue'],
+  subject: ['Betreff', 'objet'],
   timezone: ['Zeitzone', 'fuseau horaire'],
   to: ['Zeitraum bis', 'fin de la période'],
   token: ['Token', 'jeton'],
@@ -268,9 +285,15 @@ function compiled(): Pattern[] {
 const nameIn = (name: string, language: Exclude<Language, 'en'>): string | undefined =>
   Object.hasOwn(FIELD_NAMES, name) ? FIELD_NAMES[name]![language === 'de' ? 0 : 1] : undefined;
 
-/** A field name the app knows, part by part; an unknown part stays as the API wrote it. */
+/**
+ * A field name the app knows, part by part; an unknown part stays as the API wrote it. `to` with
+ * parts of its own (`to.group id`) is a message's recipients, not the end of a period.
+ */
 const fieldIn = (field: string, language: Exclude<Language, 'en'>): string =>
-  field.split('.').map((part) => nameIn(part, language) ?? part).join('.');
+  field
+    .split('.')
+    .map((part, index, parts) => nameIn(index === 0 && part === 'to' && parts.length > 1 ? 'recipients' : part, language) ?? part)
+    .join('.');
 
 function filledIn(name: string, value: string, language: Exclude<Language, 'en'>): string {
   switch (name) {

@@ -2,6 +2,7 @@ import { eventWordsDe } from './events/de.js';
 import { adminWordsDe } from './admin/de.js';
 import { groupWordsDe } from './groups/de.js';
 import { peopleWordsDe } from './people/de.js';
+import { mailWordsDe } from './mail/de.js';
 import type { Words } from './en.js';
 
 /** The app's words in German: informal ("du"), as a Swiss scout leader writes to parents and leaders. */
@@ -180,6 +181,7 @@ export const de: Words = {
   // Each area's words live beside it (events/, people/, groups/): one writer per file.
   ...eventWordsDe,
   ...peopleWordsDe,
+  ...mailWordsDe,
   ...groupWordsDe,
   ...adminWordsDe,
 };

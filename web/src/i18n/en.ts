@@ -2,6 +2,7 @@ import { eventWordsEn } from './events/en.js';
 import { adminWordsEn } from './admin/en.js';
 import { groupWordsEn } from './groups/en.js';
 import { peopleWordsEn } from './people/en.js';
+import { mailWordsEn } from './mail/en.js';
 
 /**
  * The app's words in English: the reference catalogue. Its keys and value types are `Words`,
@@ -184,6 +185,7 @@ export const en = {
   // Each area's words live beside it (events/, people/, groups/): one writer per file.
   ...eventWordsEn,
   ...peopleWordsEn,
+  ...mailWordsEn,
   ...groupWordsEn,
   ...adminWordsEn,
 };

@@ -2,6 +2,7 @@ import { eventWordsFr } from './events/fr.js';
 import { adminWordsFr } from './admin/fr.js';
 import { groupWordsFr } from './groups/fr.js';
 import { peopleWordsFr } from './people/fr.js';
+import { mailWordsFr } from './mail/fr.js';
 import type { Words } from './en.js';
 
 /** The app's words in French: "tu", as scout leaders write to each other and to parents. */
@@ -180,6 +181,7 @@ export const fr: Words = {
   // Each area's words live beside it (events/, people/, groups/): one writer per file.
   ...eventWordsFr,
   ...peopleWordsFr,
+  ...mailWordsFr,
   ...groupWordsFr,
   ...adminWordsFr,
 };

@@ -120,6 +120,12 @@ export function EventPage({ id }: { id: number }) {
             <a class="button-link" href={`#/events/${id}/print`}>
               {words.printView}
             </a>
+            <a class="button-link" href={`#/events/${id}/messages/new`}>
+              {words.writeToParticipants}
+            </a>
+            <a class="button-link" href={`#/events/${id}/messages`}>
+              {words.sentMessages}
+            </a>
           </div>
         )}
         {mine.length > 0 && (

@@ -29,6 +29,12 @@ export function GroupPage({ id }: { id: number }) {
           </a>{' '}
           <a class="button-link" href={`#/groups/${id}/import`}>
             {words.importPeople}
+          </a>{' '}
+          <a class="button-link" href={`#/groups/${id}/messages/new`}>
+            {words.writeToGroup}
+          </a>{' '}
+          <a class="button-link" href={`#/groups/${id}/messages`}>
+            {words.sentMessages}
           </a>
         </p>
       )}

@@ -50,9 +50,12 @@ export function LoginPage({ words, onLoggedIn, onTrouble }: Props) {
           {words.loginFailed}
         </p>
       )}
-      <button type="submit" disabled={busy}>
-        {words.login}
-      </button>
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {words.login}
+        </button>
+        <a href="#/forgot-password">{words.forgotPassword}</a>
+      </div>
     </form>
   );
 }

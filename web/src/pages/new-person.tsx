@@ -4,7 +4,9 @@ import { answerFor, Field, FormErrors, useFirstErrorFocus, type FieldErrors } fr
 import { changesOf, PersonFields, type ProfileForm, type ProfileKind, type StoredProfile } from '../components/person-fields.js';
 import { useApp } from '../context.js';
 import { formatDate, roleTypeLabel } from '../i18n/index.js';
-import { client } from '../session.js';
+import { translateApiMessage } from '../i18n/api-messages.js';
+import { accounts } from '../mail-api.js';
+import { client, newKey } from '../session.js';
 
 type NewPerson = Parameters<typeof client.people.create>[0];
 type Person = { id: number; firstname: string; lastname: string; birthday: string | null; email: string | null };
@@ -56,7 +58,10 @@ export function NewPersonPage({ groupId }: { groupId: number }) {
   const [role, setRole] = useState(grantable.find((r) => r.key === 'member')?.key ?? '');
   const [startOn, setStartOn] = useState(session.today);
   const [form, setForm] = useState<ProfileForm>(EMPTY_FORM);
-  const [withLogin, setWithLogin] = useState(false);
+  // No login until asked for: a password given here, or an invitation with which the person chooses their own.
+  const [loginBy, setLoginBy] = useState<'none' | 'password' | 'invitation'>('none');
+  const withLogin = loginBy === 'password';
+  const [invitationKey] = useState(newKey);
   const [login, setLogin] = useState({ username: '', password: '' });
   const [errors, setErrors] = useState<FieldErrors>({});
   const [duplicates, setDuplicates] = useState<Person[] | null>(null);
@@ -64,6 +69,8 @@ export function NewPersonPage({ groupId }: { groupId: number }) {
   if (!group || !session.access.atLeast(groupId, 'write')) return <p class="card">{words.nothing}</p>;
 
   const create = async (checked: boolean) => {
+    // An invitation goes to the address typed above: without one the API would refuse it after the person exists.
+    if (loginBy === 'invitation' && form.email.trim() === '') return setErrors({ email: ['The email field is required.'] });
     if (!checked && form.lastname.trim() !== '') {
       const found = await possibleDuplicates(form);
       if (found.length > 0) {
@@ -81,7 +88,14 @@ export function NewPersonPage({ groupId }: { groupId: number }) {
     } as NewPerson;
     const created = answerFor(app, await client.people.create(body), setErrors);
     if (!created) return setDuplicates(null);
-    app.announce(words.personAdded(`${form.firstname} ${form.lastname}`), `people/${created.data.person.id}`);
+    const name = `${form.firstname} ${form.lastname}`;
+    const page = `people/${created.data.person.id}`;
+    if (loginBy !== 'invitation') return app.announce(words.personAdded(name), page);
+    const invited = await accounts.invite(created.data.person.id, invitationKey);
+    if (invited.data) return app.announce(words.addedAndInvited(name, form.email.trim()), page);
+    // The person exists either way: their page says why no invitation went out (and offers it again).
+    const reason = (invited.error as { message?: string } | undefined)?.message ?? '';
+    app.announce(words.addedNotInvited(name, translateApiMessage(reason, language)), page);
   };
   const submit = (event: Event) => {
     event.preventDefault();
@@ -114,10 +128,19 @@ export function NewPersonPage({ groupId }: { groupId: number }) {
       </fieldset>
       <fieldset>
         <legend>{words.loginTitle}</legend>
-        <label class="check">
-          <input type="checkbox" name="with_login" checked={withLogin} onChange={(e) => setWithLogin((e.target as HTMLInputElement).checked)} />
-          {words.giveLogin}
-        </label>
+        {(
+          [
+            ['none', words.loginNone],
+            ['password', words.giveLogin],
+            ['invitation', words.inviteByEmail],
+          ] as const
+        ).map(([choice, label]) => (
+          <label class="check" key={choice}>
+            <input type="radio" name="login_by" value={choice} checked={loginBy === choice} onChange={() => setLoginBy(choice)} />
+            {label}
+          </label>
+        ))}
+        {loginBy === 'invitation' && <p class="muted">{words.inviteNeedsEmail}</p>}
         {withLogin && (
           <>
             <p class="muted">{words.giveLoginHint}</p>

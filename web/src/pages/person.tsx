@@ -10,6 +10,7 @@ import { client } from '../session.js';
 import { GuardiansCard } from './person-guardians.js';
 import { MembershipsCard } from './person-memberships.js';
 import { PersonAdmin } from './person-admin.js';
+import { InviteCard, MailStatus } from './person-mail.js';
 
 export type PersonData = NonNullable<Awaited<ReturnType<typeof readPerson>>['data']>;
 
@@ -59,6 +60,9 @@ export function PersonPage({ id }: { id: number }) {
           <Facts person={person} />
         </section>
       )}
+      <MailStatus person={person} mayChange={can.update} />
+      {/* Someone who may give a login by mail invites; the person then chooses username and password. */}
+      {(can as { invite?: boolean }).invite === true && !person.has_login && <InviteCard person={person} />}
       {/* A first login needs a password: a reader who may not set one (a leader) is offered no form that must fail. */}
       {(person.has_login ? can.change_login || can.set_password : can.set_password) && <Login data={{ ...data, person }} onChanged={reload} />}
       <MembershipsCard person={person} memberships={data.memberships ?? []} onChanged={reload} />

@@ -1,0 +1,180 @@
+import { useState } from 'preact/hooks';
+import { dataOf, useApp } from '../context.js';
+import { useLoad } from '../hooks.js';
+import { translateApiMessage } from '../i18n/api-messages.js';
+import { formatMoment, formatNumber, type Words } from '../i18n/index.js';
+import { messages, type Counts, type Message, type MessageState } from '../mail-api.js';
+import { client } from '../session.js';
+
+/** Each state of a recipient in the reader's words. */
+export const STATE_WORDS: Record<MessageState, keyof Words> = { queued: 'mailQueued', sent: 'mailSent', failed: 'mailFailed', unreachable: 'mailUnreachable' };
+
+/** What became of a message: how many it reached, and how. */
+export function MessageCounts({ counts }: { counts: Counts }) {
+  const { words, language } = useApp();
+  const rows: [string, number][] = [
+    [words.recipients, counts.recipients],
+    [words.mailQueued, counts.queued],
+    [words.mailSent, counts.sent],
+    [words.mailFailed, counts.failed],
+    [words.mailUnreachable, counts.unreachable],
+  ];
+  return (
+    <dl class="facts">
+      {rows.map(([label, count]) => (
+        <>
+          <dt>{label}</dt>
+          <dd>{formatNumber(count, language)}</dd>
+        </>
+      ))}
+    </dl>
+  );
+}
+
+/** Whom a message went to, as the reader knows it: the group's name, or the event. */
+function Recipients({ message }: { message: Message }) {
+  const { words, session } = useApp();
+  const { to } = message;
+  if ('event_id' in to) return <a href={`#/events/${to.event_id}`}>{words.anEvent}</a>;
+  const name = session.access.groups.get(to.group_id)?.name;
+  if (!name) return <>{words.aGroup}</>;
+  return <a href={`#/groups/${to.group_id}`}>{to.below ? words.withSubgroups(name) : name}</a>;
+}
+
+/** A bare http(s) address in a message's text as a link, as in its mail; everything else as text (never markup). */
+function Linked({ text }: { text: string }) {
+  return (
+    <>
+      {text.split(/(https?:\/\/[^\s<>"]*[^\s<>".,;:!?)])/).map((part, index) =>
+        index % 2 === 1 ? (
+          <a key={index} href={part} rel="noopener noreferrer">
+            {part}
+          </a>
+        ) : (
+          part
+        ),
+      )}
+    </>
+  );
+}
+
+const senderName = (message: Message, words: Words) => (message.sender ? `${message.sender.firstname} ${message.sender.lastname}` : words.senderGone);
+
+/**
+ * Sent messages, newest first, 50 at a time: a group's, an event's (for who may write to it), or
+ * the reader's own. An event's page reads the event too (its name): two reads.
+ */
+export function MessagesPage({ of }: { of: { groupId?: number; eventId?: number } }) {
+  const app = useApp();
+  const { words, language, session } = app;
+  const [event] = useLoad(async () => (of.eventId ? (dataOf(app, await client.events.get(of.eventId))?.data.event ?? null) : null), [of.eventId]);
+  const [pages, setPages] = useState<{ list: Message[]; next: string | null } | null>(null);
+  const [first] = useLoad(async () => {
+    const answer = dataOf(app, await messages.list({ group_id: of.groupId, event_id: of.eventId }));
+    return answer ? { list: answer.data.messages, next: answer.data.next_cursor } : null;
+  }, [of.groupId, of.eventId]);
+  const shown = pages ?? first;
+  const group = of.groupId ? session.access.groups.get(of.groupId) : undefined;
+  if (!shown || (of.eventId && !event)) return <p aria-busy="true">…</p>;
+  const more = async () => {
+    if (!shown.next) return;
+    const answer = dataOf(app, await messages.list({ group_id: of.groupId, event_id: of.eventId, cursor: shown.next }));
+    if (answer) setPages({ list: [...shown.list, ...answer.data.messages], next: answer.data.next_cursor });
+  };
+  const compose = event ? `#/events/${event.id}/messages/new` : group ? `#/groups/${group.id}/messages/new` : null;
+
+  return (
+    <section class="card" aria-labelledby="messages-title">
+      {(event || group) && (
+        <p class="muted">
+          <a href={event ? `#/events/${event.id}` : `#/groups/${group!.id}`}>{event ? event.name : group!.name}</a>
+        </p>
+      )}
+      <h1 id="messages-title" tabIndex={-1}>
+        {of.groupId || of.eventId ? words.sentMessages : words.myMessages}
+      </h1>
+      {compose && (
+        <p>
+          <a class="button-link" href={compose}>
+            {event ? words.writeToParticipants : words.writeToGroup}
+          </a>
+        </p>
+      )}
+      {shown.list.length === 0 ? (
+        <p class="muted">{words.noMessages}</p>
+      ) : (
+        <ul class="list">
+          {shown.list.map((message) => (
+            <li key={message.id}>
+              <a href={`#/messages/${message.id}`}>{message.subject}</a>{' '}
+              <span class="muted">
+                {formatMoment(message.created_at, language, session.timeZone)} · {senderName(message, words)} · {words.recipients}: {formatNumber(message.counts.recipients, language)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {shown.next && (
+        <button type="button" class="secondary-dark" onClick={() => void more()}>
+          {words.more}
+        </button>
+      )}
+    </section>
+  );
+}
+
+/** A sent message: what it said, who sent it when, to whom, and each recipient's state (one read). */
+export function MessagePage({ id }: { id: number }) {
+  const app = useApp();
+  const { words, language, session } = app;
+  const [message] = useLoad(async () => dataOf(app, await messages.get(id))?.data.message ?? null, [id]);
+  if (!message) return <p aria-busy="true">…</p>;
+  return (
+    <>
+      <section class="card" aria-labelledby="message-title">
+        <h1 id="message-title" tabIndex={-1}>
+          {message.subject}
+        </h1>
+        <dl class="facts">
+          <dt>{words.sender}</dt>
+          <dd>{senderName(message, words)}</dd>
+          <dt>{words.sentOn}</dt>
+          <dd>{formatMoment(message.created_at, language, session.timeZone)}</dd>
+          <dt>{words.recipientsTo}</dt>
+          <dd>
+            <Recipients message={message} />
+          </dd>
+        </dl>
+        <div class="message-body">
+          <Linked text={message.body} />
+        </div>
+        <MessageCounts counts={message.counts} />
+      </section>
+      <section class="card">
+        <h2 id="recipients-title">{words.recipients}</h2>
+        <div class="table-scroll" tabIndex={0} role="region" aria-labelledby="recipients-title">
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">{words.name}</th>
+                <th scope="col">{words.email}</th>
+                <th scope="col">{words.state}</th>
+                <th scope="col">{words.refusal}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {message.recipients.map((recipient, index) => (
+                <tr key={`${recipient.person_id ?? 'erased'}-${index}`}>
+                  <td>{recipient.person_id ? <a href={`#/people/${recipient.person_id}`}>{recipient.name}</a> : recipient.name}</td>
+                  <td class="email">{recipient.email ?? ''}</td>
+                  <td>{words[STATE_WORDS[recipient.state]] as string}</td>
+                  <td>{recipient.error ? translateApiMessage(recipient.error, language) : ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </>
+  );
+}
