@@ -54,6 +54,7 @@ import userExportRoutes from './modules/user-export/routes.js';
 import userAccessRoutes from './modules/user-access/routes.js';
 import agendaRoutes from './modules/agenda/routes.js';
 import calendarRoutes from './modules/calendars/routes.js';
+import { createCalendarFiles } from './modules/calendars/files.js';
 import { createPersonJsonMemory } from './modules/people/json-memory.js';
 import eventRoutes from './modules/events/routes.js';
 import participationRoutes from './modules/participations/routes.js';
@@ -247,7 +248,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(peopleRoutes, { ...resources, groupOf: (request, id) => groupOf(request.tenant.slug, request.tenant.db, id), peopleJson, mail, letterheads });
       // Events: camps and meetings, registration, waiting lists.
       // Registrations and changes of state are told by mail, from the tenant's name in its language.
-      await api.register(eventRoutes, { ...resources, mail, letterheads });
+      // An event as an .ics file (Accept: text/calendar) is the calendars module's: handed in, as that module reads events.
+      const calendarFiles = createCalendarFiles({ letterheads, publicUrl: mail.config.publicUrl });
+      await api.register(eventRoutes, { ...resources, mail, letterheads, eventFile: calendarFiles.event });
       await api.register(participationRoutes, { ...resources, mail, letterheads });
       await api.register(agendaRoutes, resources);
       // Sync: the change feed, history and webhooks.

@@ -381,7 +381,7 @@ export interface paths {
         };
         /**
          * A group's members
-         * @description Needs `read` on the group. The people with a membership the filters select (active today unless `active_on` or `all=true`; `below=true` for the whole subtree; `role_type`; `q`), each with those memberships (`group_name` after `end_on`); only people the caller sees. `sort`: name (default), -name, birthday, -birthday (unknown birthdays last either way, then name), role (strongest selected membership: highest permission, then smallest role type key; then name). Keyset paging; the first page adds `total` after `next_cursor`. As a file (`format=csv|xlsx`, or `Accept: text/csv` or the XLSX type): every page at once, `limit` and `cursor` ignored.
+         * @description Needs `read` on the group. The people with a membership the filters select (active today unless `active_on` or `all=true`; `below=true` for the whole subtree; `role_type`; `q`), each with those memberships (`group_name` after `end_on`); only people the caller sees. `sort`: name (default), -name, birthday, -birthday (unknown birthdays last either way, then name), role (strongest selected membership: highest permission, then smallest role type key; then name). Keyset paging; the first page adds `total` after `next_cursor`. As a file (`format=csv|xlsx|vcf`, or `Accept: text/csv`, the XLSX type or `text/vcard`): every page at once, `limit` and `cursor` ignored.
          */
         get: operations["listGroupMembers"];
         put?: never;
@@ -481,7 +481,7 @@ export interface paths {
         };
         /**
          * List people
-         * @description The people the caller sees (never refused); with `format=csv|xlsx` (or that `Accept`) the whole list as a file (attachment). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.
+         * @description The people the caller sees (never refused); with `format=csv|xlsx|vcf` (or that `Accept`) the whole list as a file (attachment). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.
          */
         get: operations["listPeople"];
         put?: never;
@@ -505,7 +505,7 @@ export interface paths {
         };
         /**
          * A person
-         * @description For the person, their guardians, those with `read` where they are, and those who see one of their wards. `include` (comma-separated: memberships, guardians, wards, participations, can) adds those lists beside `person`, in that order; `participations` needs `events:read` too. ETag: the version of the person.
+         * @description For the person, their guardians, those with `read` where they are, and those who see one of their wards. `include` (comma-separated: memberships, guardians, wards, participations, can) adds those lists beside `person`, in that order; `participations` needs `events:read` too. ETag: the version of the person. With `Accept: text/vcard` (or `text/x-vcard`) the person's vCard instead (`include` does not apply).
          */
         get: operations["getPerson"];
         put?: never;
@@ -641,7 +641,7 @@ export interface paths {
         };
         /**
          * An event
-         * @description For members of its group or below, participants, the guardians of these, and those with `read` on its group. ETag: the version of the event.
+         * @description For members of its group or below, participants, the guardians of these, and those with `read` on its group. ETag: the version of the event. With `Accept: text/calendar` the event as an .ics file, as GET /events/{id}.ics answers it.
          */
         get: operations["getEvent"];
         put?: never;
@@ -7530,8 +7530,8 @@ export interface operations {
                 active_on?: string;
                 /** @description name (default), -name, birthday, -birthday (unknown birthdays last either way), role (strongest selected membership first) */
                 sort?: "name" | "-name" | "birthday" | "-birthday" | "role";
-                /** @description json, csv, xlsx; wins over Accept */
-                format?: "json" | "csv" | "xlsx";
+                /** @description json, csv, xlsx, vcf; wins over Accept */
+                format?: "json" | "csv" | "xlsx" | "vcf";
                 limit?: number;
                 cursor?: string;
             };
@@ -7544,7 +7544,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON; or a file (attachment): CSV with `format=csv` or `Accept: text/csv`, XLSX with `format=xlsx` or `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` */
+            /** @description JSON; or a file (attachment): CSV with `format=csv` or `Accept: text/csv`, XLSX with `format=xlsx` or `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`, vCard with `format=vcf` or `Accept: text/vcard` (or `text/x-vcard`) */
             200: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -7553,7 +7553,7 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
-                    /** @description With a file answer (CSV, or XLSX where the list offers it): attachment; filename="<name>.csv" or "<name>.xlsx" */
+                    /** @description With a file answer (CSV, or XLSX or vCard where the list offers it): attachment; filename="<name>.csv", "<name>.xlsx" or "<name>.vcf" */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
@@ -7609,6 +7609,7 @@ export interface operations {
                     };
                     "text/csv": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "text/vcard": string;
                 };
             };
             /** @description Missing, malformed, unknown, revoked or expired token */
@@ -8862,8 +8863,8 @@ export interface operations {
                 is_vegetarian?: boolean;
                 can_swimm?: boolean;
                 sort?: "name" | "-updated_at" | "id";
-                /** @description json, csv, xlsx; wins over Accept */
-                format?: "json" | "csv" | "xlsx";
+                /** @description json, csv, xlsx, vcf; wins over Accept */
+                format?: "json" | "csv" | "xlsx" | "vcf";
                 limit?: number;
                 cursor?: string;
             };
@@ -8873,7 +8874,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON; or a file (attachment): CSV with `format=csv` or `Accept: text/csv`, XLSX with `format=xlsx` or `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` */
+            /** @description JSON; or a file (attachment): CSV with `format=csv` or `Accept: text/csv`, XLSX with `format=xlsx` or `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`, vCard with `format=vcf` or `Accept: text/vcard` (or `text/x-vcard`) */
             200: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -8882,7 +8883,7 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
-                    /** @description With a file answer (CSV, or XLSX where the list offers it): attachment; filename="<name>.csv" or "<name>.xlsx" */
+                    /** @description With a file answer (CSV, or XLSX or vCard where the list offers it): attachment; filename="<name>.csv", "<name>.xlsx" or "<name>.vcf" */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
@@ -8919,6 +8920,7 @@ export interface operations {
                     };
                     "text/csv": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "text/vcard": string;
                 };
             };
             /** @description Missing, malformed, unknown, revoked or expired token */
@@ -9421,7 +9423,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description JSON; or with `Accept: text/vcard` a file (attachment) */
             200: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -9430,6 +9432,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description With a file answer: attachment; filename="<name>.<extension>" */
+                    "Content-Disposition"?: string;
                     /** @description The version of the resource, quoted ("7"); send it back in If-Match */
                     ETag?: string;
                     [name: string]: unknown;
@@ -9582,6 +9586,7 @@ export interface operations {
                             };
                         };
                     };
+                    "text/vcard": string;
                 };
             };
             /** @description Missing, malformed, unknown, revoked or expired token */
@@ -11893,7 +11898,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description JSON; or with `Accept: text/calendar` a file (attachment) */
             200: {
                 headers: {
                     /** @description Requests allowed in the window */
@@ -11902,6 +11907,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description With a file answer: attachment; filename="<name>.<extension>" */
+                    "Content-Disposition"?: string;
                     /** @description The version of the resource, quoted ("7"); send it back in If-Match */
                     ETag?: string;
                     [name: string]: unknown;
@@ -11936,6 +11943,7 @@ export interface operations {
                             };
                         };
                     };
+                    "text/calendar": string;
                 };
             };
             /** @description Missing, malformed, unknown, revoked or expired token */
@@ -12638,7 +12646,7 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
-                    /** @description With a file answer (CSV, or XLSX where the list offers it): attachment; filename="<name>.csv" or "<name>.xlsx" */
+                    /** @description With a file answer (CSV, or XLSX or vCard where the list offers it): attachment; filename="<name>.csv", "<name>.xlsx" or "<name>.vcf" */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
@@ -19924,6 +19932,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (seconds) at which the window ends */
                     "X-RateLimit-Reset"?: number;
+                    /** @description With a file answer: attachment; filename="<name>.<extension>" */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -142,8 +142,8 @@ export function createClient(options: ClientOptions) {
     /** People, their memberships, guardians and the caller's wards. */
     people: {
       list: (query: Query<'listPeople'> = {}) => api.GET('/people', { params: { query } }),
-      /** `include`: what a person's page shows besides the person (memberships, guardians, wards, participations, can). */
-      get: (id: number, query: Query<'getPerson'> = {}) => api.GET('/people/{id}', { params: { path: { id }, query } }),
+      /** `include`: what a person's page shows besides the person (memberships, guardians, wards, participations, can). The JSON form (the client asks for JSON, never the vCard). */
+      get: (id: number, query: Query<'getPerson'> = {}) => json<JsonOf<'getPerson'>>()(api.GET('/people/{id}', { params: { path: { id }, query } })),
       create: (body: Body<'createPerson'>) => api.POST('/people', { body }),
       update: (id: number, body: Body<'updatePerson'>, ifMatch?: string) =>
         api.PATCH('/people/{id}', { params: { path: { id } }, body, ...withIfMatch(ifMatch) }),
@@ -175,7 +175,8 @@ export function createClient(options: ClientOptions) {
     /** Events: camps, meetings and courses. */
     events: {
       list: (query: Query<'listEvents'> = {}) => api.GET('/events', { params: { query } }),
-      get: (id: number) => api.GET('/events/{id}', { params: { path: { id } } }),
+      /** The JSON form (the client asks for JSON, never the .ics file). */
+      get: (id: number) => json<JsonOf<'getEvent'>>()(api.GET('/events/{id}', { params: { path: { id } } })),
       create: (body: Body<'createEvent'>) => api.POST('/events', { body }),
       update: (id: number, body: Body<'updateEvent'>, ifMatch?: string) =>
         api.PATCH('/events/{id}', { params: { path: { id } }, body, ...withIfMatch(ifMatch) }),

@@ -338,11 +338,7 @@ export type TenantDb = Kysely<TenantDatabase>;
 export type UserRow = Selectable<UsersTable>;
 export type GroupRow = Selectable<GroupsTable>;
 export type MembershipRow = Selectable<MembershipsTable>;
-/**
- * `sequence` is optional here so that what is written of an event (its row without the derived
- * columns, events/queries.ts) need not name it; every read of the whole row has it.
- */
-export type EventRow = Omit<Selectable<EventsTable>, 'sequence'> & { sequence?: number };
+export type EventRow = Selectable<EventsTable>;
 
 export interface WebhooksTable {
   id: Generated<number>;

@@ -67,7 +67,7 @@ const IF_MATCH_HEADER = {
   description: 'Change only the version this ETag names (a list, or * for any); 412 when the resource has changed since. Without it the last write wins.',
 };
 const REPLAYED_HEADER = { type: 'string', enum: ['true'], description: 'This is the stored answer to an earlier request with the same Idempotency-Key, given again' };
-const DISPOSITION_HEADER = { type: 'string', description: 'With a file answer (CSV, or XLSX where the list offers it): attachment; filename="<name>.csv" or "<name>.xlsx"' };
+const DISPOSITION_HEADER = { type: 'string', description: 'With a file answer (CSV, or XLSX or vCard where the list offers it): attachment; filename="<name>.csv", "<name>.xlsx" or "<name>.vcf"' };
 
 /** The request header the idempotency plugin declares on the POST routes that take part (src/modules/idempotency). */
 const IDEMPOTENCY_KEY = 'idempotency-key';

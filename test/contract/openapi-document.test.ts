@@ -49,6 +49,12 @@ describe('the OpenAPI document', () => {
     // A list that answers files too documents each form.
     const xlsx = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
     expect(Object.keys(document.paths['/events/{id}/participations'].get.responses['200'].content)).toEqual(['application/json', 'text/csv', xlsx]);
+    expect(Object.keys(document.paths['/people'].get.responses['200'].content)).toEqual(['application/json', 'text/csv', xlsx, 'text/vcard']);
+    expect(Object.keys(document.paths['/groups/{id}/members'].get.responses['200'].content)).toEqual(['application/json', 'text/csv', xlsx, 'text/vcard']);
+    // One resource as a file by Accept: a person as a vCard, an event as iCalendar.
+    expect(Object.keys(document.paths['/people/{id}'].get.responses['200'].content)).toEqual(['application/json', 'text/vcard']);
+    expect(Object.keys(document.paths['/events/{id}'].get.responses['200'].content)).toEqual(['application/json', 'text/calendar']);
+    expect(Object.keys(document.paths['/events/{id}.ics'].get.responses['200'].content)).toEqual(['text/calendar']);
     expect(document.paths['/events'].post.tags).toEqual(['events']);
     // Each new resource under its own tag, marked as an extension.
     expect(document.paths['/groups'].get.tags).toEqual(['groups']);

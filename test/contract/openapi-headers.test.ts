@@ -85,16 +85,21 @@ describe('the OpenAPI document declares the headers and path ids', () => {
     expect(document.paths['/tokens'].post.responses['201'].headers['Idempotent-Replayed']).toBeUndefined();
   });
 
-  it('declares Content-Disposition on the file answers: the participant list, the people export and the members list', () => {
+  it('declares Content-Disposition on the file answers: the lists (CSV, XLSX, vCard), an event as .ics and a person as vCard', () => {
+    const files = ['text/csv', 'text/vcard', 'text/calendar'];
     const withDisposition = operationsOf(document).flatMap(({ key, operation }) =>
       Object.entries(operation.responses as Document)
         .filter(([, response]) => response.headers['Content-Disposition'] !== undefined)
         .map(([status, response]) => {
-          expect(Object.keys(response.content), key).toContain('text/csv');
+          expect(Object.keys(response.content).some((type) => files.includes(type)), key).toBe(true);
           return `${key} ${status}`;
         }),
     );
-    expect(withDisposition.sort()).toEqual(['GET /events/{id}/participations 200', 'GET /groups/{id}/members 200', 'GET /people 200']);
+    expect(withDisposition.sort()).toEqual([
+      'GET /events/{id} 200', 'GET /events/{id}.ics 200', 'GET /events/{id}/participations 200', 'GET /groups/{id}/members 200', 'GET /people 200', 'GET /people/{id} 200',
+    ]);
+    // The feed is subscribed to, not downloaded.
+    expect(document.paths['/calendar/{token}.ics'].get.responses['200'].headers['Content-Disposition']).toBeUndefined();
     expect(document.paths['/events/{id}/participations'].get.responses['200'].headers['Content-Disposition'].description).toMatch(/attachment/);
   });
 
@@ -283,7 +288,7 @@ describe('the ETag and If-Match declarations match the routes', () => {
       }
     });
 
-    it('sends Idempotent-Replayed on a repeated POST and Content-Disposition on the CSV answers', async () => {
+    it('sends Idempotent-Replayed on a repeated POST and Content-Disposition on the file answers', async () => {
       const key = { 'idempotency-key': 'openapi-headers-1' };
       const body = { parent_id: ids.root, name: 'Once' };
       const first = await call('POST', '/groups', body, key);
@@ -301,6 +306,16 @@ describe('the ETag and If-Match declarations match the routes', () => {
       const people = await call('GET', '/people', undefined, csv);
       expect(people.statusCode).toBe(200);
       expect(people.headers['content-disposition']).toMatch(/^attachment; filename="people-.+\.csv"$/);
+      const vcard = { accept: 'text/vcard' };
+      expect((await call('GET', '/people', undefined, vcard)).headers['content-disposition']).toMatch(/^attachment; filename="people-\d{4}-\d{2}-\d{2}\.vcf"$/);
+      expect((await call('GET', `/people/${ids.person}`, undefined, vcard)).headers['content-disposition']).toBe(`attachment; filename="person-${ids.person}.vcf"`);
+      expect((await call('GET', `/groups/${ids.group}/members?format=vcf`)).headers['content-disposition']).toMatch(
+        new RegExp(`^attachment; filename="members-${ids.group}-\\d{4}-\\d{2}-\\d{2}\\.vcf"$`),
+      );
+      const ics = await call('GET', `/events/${ids.event}`, undefined, { accept: 'text/calendar' });
+      expect(ics.headers['content-disposition']).toBe(`attachment; filename="event-${ids.event}.ics"`);
+      expect(ics.headers.etag).toMatch(/^"\d+"$/);
+      expect((await call('GET', `/events/${ids.event}.ics`)).headers['content-disposition']).toBe(`attachment; filename="event-${ids.event}.ics"`);
     });
   });
 });

@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { downloadFormatOf, FormatParameter, JsonOrFiles } from '../../src/http/download-format.js';
+import { downloadFormatOf, FormatParameter, JsonOrFile, JsonOrFiles } from '../../src/http/download-format.js';
 import { XLSX_MEDIA_TYPE } from '../../src/lib/xlsx.js';
 import { compileObjectValidator } from '../../src/lib/validation.js';
 
 const asking = (accept?: string) => ({ headers: accept === undefined ? {} : { accept } }) as unknown as FastifyRequest;
-const ALL = ['json', 'csv', 'xlsx'] as const;
+const ALL = ['json', 'csv', 'xlsx', 'vcf'] as const;
 
 /** Which form a list answers in (http/download-format.ts). */
 describe('downloadFormatOf', () => {
@@ -24,6 +24,13 @@ describe('downloadFormatOf', () => {
     expect(downloadFormatOf(asking('text/html,text/csv'), ALL, undefined)).toBe('json');
   });
 
+  it('takes text/vcard and its older name text/x-vcard for a vCard', () => {
+    expect(downloadFormatOf(asking('text/vcard'), ALL, undefined)).toBe('vcf');
+    expect(downloadFormatOf(asking('Text/X-VCard;charset=utf-8'), ALL, undefined)).toBe('vcf');
+    expect(downloadFormatOf(asking('text/vcard'), ALL, 'csv')).toBe('csv');
+    expect(downloadFormatOf(asking('text/csv'), ALL, 'vcf')).toBe('vcf');
+  });
+
   it('lets the format parameter win over Accept', () => {
     expect(downloadFormatOf(asking('text/csv'), ALL, 'json')).toBe('json');
     expect(downloadFormatOf(asking('text/csv'), ALL, 'xlsx')).toBe('xlsx');
@@ -33,6 +40,8 @@ describe('downloadFormatOf', () => {
   it('answers JSON to an Accept type the list does not offer', () => {
     expect(downloadFormatOf(asking(XLSX_MEDIA_TYPE), ['json', 'csv'], undefined)).toBe('json');
     expect(downloadFormatOf(asking('text/csv'), ['json'], undefined)).toBe('json');
+    // Where no vCard exists (an event's participants), text/vcard asks for the JSON.
+    expect(downloadFormatOf(asking('text/vcard'), ['json', 'csv', 'xlsx'], undefined)).toBe('json');
   });
 });
 
@@ -51,5 +60,21 @@ describe('JsonOrFiles', () => {
     const answer = JsonOrFiles(Type.Object({}), { csv: 'the CSV', xlsx: 'the workbook' });
     expect(Object.keys(answer.content)).toEqual(['application/json', 'text/csv', XLSX_MEDIA_TYPE]);
     expect(answer.content[XLSX_MEDIA_TYPE]!.schema).toMatchObject({ type: 'string', format: 'binary', description: 'the workbook' });
+    expect(answer.description).not.toContain('vCard');
+  });
+
+  it('documents the vCard file where the list offers one', () => {
+    const answer = JsonOrFiles(Type.Object({}), { csv: 'the CSV', xlsx: 'the workbook', vcf: 'the cards' });
+    expect(Object.keys(answer.content)).toEqual(['application/json', 'text/csv', XLSX_MEDIA_TYPE, 'text/vcard']);
+    expect(answer.content['text/vcard']!.schema).toMatchObject({ type: 'string', description: 'the cards' });
+    expect(answer.description).toContain('format=vcf');
+  });
+});
+
+describe('JsonOrFile', () => {
+  it('documents one resource as JSON or as a file, with its Content-Disposition', () => {
+    const answer = JsonOrFile(Type.Object({}), { mediaType: 'text/calendar', description: 'the event' });
+    expect(Object.keys(answer.content)).toEqual(['application/json', 'text/calendar']);
+    expect(answer.headers['Content-Disposition'].description).toMatch(/attachment/);
   });
 });

@@ -6,6 +6,7 @@ import { refuseUnknownQueryParameters } from '../../http/query.js';
 import { idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
 import { ErrorSchema, NoContent } from '../../http/schemas.js';
 import { attachment } from '../../lib/csv.js';
+import { DISPOSITION_HEADER } from '../../http/download-format.js';
 import { requireVisibleEvent } from '../events/rules.js';
 import type { TenantLetterheads } from '../notifications/rules.js';
 import type { Access } from '../permissions/rules.js';
@@ -153,7 +154,7 @@ const calendarRoutes: FastifyPluginAsyncTypebox<CalendarRouteOptions> = async (a
         summary: 'An event as an .ics file',
         description:
           'For whoever sees the event (else 404, as GET /events/{id}): the event as one VEVENT, its DESCRIPTION naming the caller\'s family registered in it by first name with their state. `Content-Disposition: attachment; filename="event-<id>.ics"`.',
-        response: { 200: calendarFile('The event (attachment)'), 404: { ...ErrorSchema, description: 'Event not found.' } },
+        response: { 200: calendarFile('The event (attachment)', { 'Content-Disposition': DISPOSITION_HEADER }), 404: { ...ErrorSchema, description: 'Event not found.' } },
       },
     },
     async (request, reply) => {

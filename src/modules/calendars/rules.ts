@@ -189,7 +189,7 @@ export function toIcsEvent({ event, family }: FamilyEvent, place: TenantPlace): 
     description: description === '' ? null : description,
     url: `${place.appUrl}/#/events/${id}`,
     // Every read of the whole row has it (db/types.ts).
-    sequence: Number(event.sequence ?? 0),
+    sequence: Number(event.sequence),
   };
 }
 

@@ -5,7 +5,7 @@ import { uuidV5 } from './uuid.js';
 // (which fields, which TYPEs, the stable UID). Who may see what is the caller's business: these
 // functions write what they are given.
 
-export const VCARD_MEDIA_TYPE = 'text/vcard; charset=utf-8';
+// The answers' media type is the HTTP layer's (http/download-format.ts).
 
 /** What a card shows of a person; null fields are left out. */
 export interface VcardPerson {

@@ -11,6 +11,7 @@ import { eventVisibleTo, type EventQuery, type EventViewer } from './visibility.
 // the participations of an event; the participations module writes those.
 
 const nextVersion = sql<number>`version + 1`;
+const nextSequence = sql<number>`sequence + 1`;
 
 /** The group's columns, each read as `g_<column>` beside the event's own. */
 const GROUP_COLUMNS = ['id', 'parent_id', 'name', 'name_key', 'kind', 'description', 'path', 'version', 'created_at', 'updated_at'] as const satisfies readonly (keyof GroupRow)[];
@@ -60,7 +61,8 @@ export async function lockEvent(db: TenantDb, id: number): Promise<EventRow | un
   return query.executeTakeFirst();
 }
 
-export type EventValues = Omit<EventRow, 'id' | 'participants_count' | 'waitlist_count' | 'version' | 'created_at' | 'updated_at'>;
+/** What is written of an event: its row without the derived and bookkeeping columns (`sequence` among them). */
+export type EventValues = Omit<EventRow, 'id' | 'participants_count' | 'waitlist_count' | 'version' | 'created_at' | 'updated_at' | 'sequence'>;
 
 export async function insertEvent(db: TenantDb, values: EventValues, now: string): Promise<EventRow> {
   return db
@@ -70,10 +72,15 @@ export async function insertEvent(db: TenantDb, values: EventValues, now: string
     .executeTakeFirstOrThrow();
 }
 
-export async function updateEvent(db: TenantDb, id: number, changes: Partial<EventValues>, now: string): Promise<EventRow> {
+/**
+ * `moved`: the change moves the event in time or place. Its iCalendar SEQUENCE then rises in the
+ * same statement, so that no reader sees the new time with the old SEQUENCE (a calendar would keep
+ * the old version of the event).
+ */
+export async function updateEvent(db: TenantDb, id: number, changes: Partial<EventValues>, now: string, { moved = false } = {}): Promise<EventRow> {
   return db
     .updateTable('events')
-    .set({ ...changes, updated_at: now, version: nextVersion })
+    .set({ ...changes, updated_at: now, version: nextVersion, ...(moved ? { sequence: nextSequence } : {}) })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -6,6 +6,9 @@ import { beforeBody, IdParams, ok } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
 import { Envelope, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
+import { firstAcceptedType, JsonOrFile } from '../../http/download-format.js';
+import { attachment } from '../../lib/csv.js';
+import type { EventRow, TenantDb } from '../../db/types.js';
 import { changeEvent, createEvent, listEvents, removeEvent, requireManagedEvent, requireVisibleEvent } from './rules.js';
 import { EventListQuery, EventSchema, EventUpdateSchema, NewEventSchema, toApiEvent } from './schemas.js';
 import { forbiddenAnswer, changedAnswer, idOf, type ResourceRouteOptions } from '../../http/route-kit.js';
@@ -17,14 +20,22 @@ export interface EventRouteOptions extends ResourceRouteOptions<Access> {
   /** A new date or place, and promotions by a raised capacity, are told by mail (notifications module). */
   mail: MailHub;
   letterheads: TenantLetterheads;
+  /**
+   * The event as an .ics file with the caller's family in it (GET /events/{id} with `Accept:
+   * text/calendar`). Made by the calendars module, which reads this one: handed in by the app, so
+   * that the two modules do not import each other.
+   */
+  eventFile: (db: TenantDb, slug: string, personId: number, event: EventRow) => Promise<Buffer>;
 }
+
+const ICS_MEDIA_TYPE = 'text/calendar';
 
 const tags = ['events'];
 const EventAnswer = Envelope(Type.Object({ event: EventSchema }));
 const forbidden = forbiddenAnswer('not a manager of the event');
 
 /** The events module's routes (docs/api/events-and-registration.md). */
-const eventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { cursorsOf, accessOf, mail, letterheads }) => {
+const eventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { cursorsOf, accessOf, mail, letterheads, eventFile }) => {
   refuseUnknownQueryParameters(app);
   app.get(
     '/events',
@@ -56,13 +67,30 @@ const eventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { 
         tags,
         operationId: 'getEvent',
         summary: 'An event',
-        description: 'For members of its group or below, participants, the guardians of these, and those with `read` on its group. ETag: the version of the event.',
-        response: { 200: EventAnswer },
+        description:
+          'For members of its group or below, participants, the guardians of these, and those with `read` on its group. ETag: the version of the event. With `Accept: text/calendar` the event as an .ics file, as GET /events/{id}.ics answers it.',
+        response: {
+          200: JsonOrFile(EventAnswer, {
+            mediaType: ICS_MEDIA_TYPE,
+            description:
+              'iCalendar (RFC 5545): the event as one VEVENT, its DESCRIPTION naming the caller\'s family registered in it. `Content-Disposition: attachment; filename="event-<id>.ics"`.',
+          }),
+        },
       },
     },
     async (request, reply) => {
-      const { event } = await requireVisibleEvent(request.tenant.db, await accessOf(request), idOf(request));
+      const { db, slug } = request.tenant;
+      const access = await accessOf(request);
+      const { event } = await requireVisibleEvent(db, access, idOf(request));
       reply.header('etag', etagOf(event.version));
+      if (firstAcceptedType(request) === ICS_MEDIA_TYPE) {
+        const body = await eventFile(db, slug, access.personId, event);
+        // A file, not the JSON the type provider expects of a schema'd answer.
+        return (reply as FastifyReply)
+          .type(`${ICS_MEDIA_TYPE}; charset=utf-8`)
+          .header('content-disposition', attachment(`event-${Number(event.id)}.ics`))
+          .send(body);
+      }
       return ok({ event: toApiEvent(event) });
     },
   );

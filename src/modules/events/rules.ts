@@ -192,7 +192,9 @@ export async function changeEvent(
       throw errors.invalidField('capacity', ruleMessages.capacityBelowAccepted);
     }
     const now = toDbTimestamp(new Date());
-    const updated = await updateEvent(trx, Number(current.id), changes, now);
+    // A new time or place raises the event's SEQUENCE (calendars take the new version) and is told to its participants.
+    const moved = movedInTimeOrPlace(current, { ...current, ...changes });
+    const updated = await updateEvent(trx, Number(current.id), changes, now, { moved });
     // The counts are derived (they move with the participations): not part of the event's record.
     noteUpdated(trx, 'event', Number(current.id), changedFields(toApiEvent(current), toApiEvent(updated), [...BOOKKEEPING, 'participants_count', 'waitlist_count']));
     // Only a raised capacity (or none any more) moves the queue (docs/rules/waiting-list.md): a
@@ -205,7 +207,7 @@ export async function changeEvent(
       result = { ...updated, ...counts };
     }
     // Those promoted by a raised capacity hear of it; a new date or place is told to every live participation.
-    queued = await tellStateNews(trx, notifier, updated, { moved: movedInTimeOrPlace(current, updated) });
+    queued = await tellStateNews(trx, notifier, updated, { moved });
     return result;
   });
   if (notifier) wakeAfterCommit(notifier, queued);

@@ -1,12 +1,13 @@
 import type { Cell } from '../../lib/csv.js';
 import type { SheetColumn } from '../../lib/xlsx.js';
-import type { Download } from '../../http/download-format.js';
+import type { CardsDownload, Download } from '../../http/download-format.js';
 import type { TenantDb } from '../../db/types.js';
 import type { Day } from '../../lib/time.js';
 import { PERSON_COLUMNS, PERSON_SHEET_COLUMNS } from '../people/csv.js';
 import { toApiPerson } from '../people/schemas.js';
 import type { MemberSelection } from './queries.js';
-import { everyMember, roleTypesOf } from './rules.js';
+import { cardsOfPages } from '../people/vcards.js';
+import { everyMember, everyMemberPage, roleTypesOf } from './rules.js';
 
 /** The members files' columns: those of GET /people's CSV, then `roles`. */
 export const MEMBER_COLUMNS: readonly SheetColumn[] = [...PERSON_SHEET_COLUMNS, { name: 'roles', kind: 'text' }];
@@ -27,4 +28,9 @@ async function* memberCells(db: TenantDb, selection: MemberSelection): AsyncGene
 /** The whole list as a file (every page at once; `limit` and `cursor` do not apply), made on the tenant's `day`. */
 export function membersDownload(db: TenantDb, selection: MemberSelection, day: Day): Download {
   return { name: membersFileName(selection.group.id, day), sheet: 'Members', columns: MEMBER_COLUMNS, rows: memberCells(db, selection) };
+}
+
+/** The whole list as vCards (every page at once), with a short card for each guardian who is not a listed member. */
+export function membersCards(db: TenantDb, slug: string, selection: MemberSelection, day: Day): CardsDownload {
+  return { name: membersFileName(selection.group.id, day), cards: cardsOfPages(db, slug, everyMemberPage(db, selection)) };
 }

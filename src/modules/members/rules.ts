@@ -85,11 +85,16 @@ const FILE_PAGE_ROWS = ROWS_PER_STATEMENT;
 
 /** Every person of the selection with their memberships, in the list's order, read page by page (keyset). */
 export async function* everyMember(db: TenantDb, selection: MemberSelection): AsyncGenerator<Member> {
+  for await (const page of everyMemberPage(db, selection)) yield* await withMemberships(db, selection, page);
+}
+
+/** Every person of the selection, in the list's order, a page at a time (keyset): the vCards need no memberships. */
+export async function* everyMemberPage(db: TenantDb, selection: MemberSelection): AsyncGenerator<MemberRow[]> {
   let after: SortKey | null = null;
   for (;;) {
     const rows = await listMemberPage(db, selection, after, FILE_PAGE_ROWS);
     const shown = rows.slice(0, FILE_PAGE_ROWS);
-    yield* await withMemberships(db, selection, shown);
+    yield shown;
     if (rows.length <= FILE_PAGE_ROWS) return;
     after = memberSortKey(shown[FILE_PAGE_ROWS - 1]!, selection.sort);
   }

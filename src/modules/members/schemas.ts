@@ -6,8 +6,8 @@ import { StoredText } from '../../lib/validation.js';
 import { DaySchema, NamedMembershipSchema } from '../memberships/schemas.js';
 import { PersonSchema } from '../people/schemas.js';
 
-/** The forms of the members list: JSON, CSV and XLSX. */
-export const MEMBER_FORMATS = ['json', 'csv', 'xlsx'] as const;
+/** The forms of the members list: JSON, CSV, XLSX and vCard. */
+export const MEMBER_FORMATS = ['json', 'csv', 'xlsx', 'vcf'] as const;
 
 export const MembersQuery = Type.Object(
   {

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { TenantDb } from '../../db/types.js';
+import type { TenantDb, UserRow } from '../../db/types.js';
 import type { SortKey } from '../../http/paging.js';
 import { csvStream, type Cell } from '../../lib/csv.js';
 import type { CellKind, SheetColumn } from '../../lib/xlsx.js';
@@ -56,13 +56,20 @@ export function peopleCsv(db: TenantDb, access: Access, selection: PeopleSelecti
 }
 
 async function* peopleRows(db: TenantDb, access: Access, selection: PeopleSelection, after: SortKey | null): AsyncGenerator<Cell[]> {
-  let from = after;
-  for (;;) {
-    const page = await listVisiblePeople(db, access, selection, from, PAGE_ROWS);
-    for (const row of page.slice(0, PAGE_ROWS)) {
+  for await (const page of peoplePages(db, access, selection, after)) {
+    for (const row of page) {
       const person = toApiPerson(row);
       yield PERSON_COLUMNS.map((column) => person[column]);
     }
+  }
+}
+
+/** Every person of the selection the caller sees, from the row after `after` on, a page at a time (the files: CSV, XLSX, vCard). */
+export async function* peoplePages(db: TenantDb, access: Access, selection: PeopleSelection, after: SortKey | null): AsyncGenerator<UserRow[]> {
+  let from = after;
+  for (;;) {
+    const page = await listVisiblePeople(db, access, selection, from, PAGE_ROWS);
+    yield page.slice(0, PAGE_ROWS);
     if (page.length <= PAGE_ROWS) return;
     const last = page[PAGE_ROWS - 1]!;
     from = personSortKey(last, selection.sort, sortNamesOf(last));

@@ -385,6 +385,51 @@ export const listWardsSeenBy = (db: TenantDb, access: Access, guardianId: number
     .orderBy('p.id')
     .execute();
 
+/**
+ * The guardians of these wards (a page of a list), by ward, each ward's in name order: what the
+ * vCards' RELATED lines name. One statement per ROWS_PER_STATEMENT wards, never one per person.
+ */
+export async function guardianIdsOfWards(db: TenantDb, wardIds: readonly number[]): Promise<Map<number, number[]>> {
+  const byWard = new Map<number, number[]>();
+  for (const part of statementChunks(wardIds)) {
+    const rows = await db
+      .selectFrom('guardianships as g')
+      .innerJoin('users as p', 'p.id', 'g.guardian_id')
+      .select(['g.ward_id', 'g.guardian_id'])
+      .where('g.ward_id', 'in', part)
+      .orderBy('p.lastname_key')
+      .orderBy('p.firstname_key')
+      .orderBy('p.id')
+      .execute();
+    for (const row of rows) {
+      const wardId = Number(row.ward_id);
+      byWard.set(wardId, [...(byWard.get(wardId) ?? []), Number(row.guardian_id)]);
+    }
+  }
+  return byWard;
+}
+
+/** What a guardian's short vCard shows of a person. */
+export type GuardianContact = Pick<UserRow, 'id' | 'firstname' | 'lastname' | 'email' | 'phonenumber' | 'phonenumber_mobile'>;
+
+/** What a guardian's short vCard shows of these people, in name order. */
+export async function guardianContactsOf(db: TenantDb, ids: readonly number[]): Promise<GuardianContact[]> {
+  const found: GuardianContact[] = [];
+  for (const part of statementChunks(ids)) {
+    found.push(
+      ...(await db
+        .selectFrom('users as p')
+        .select(['p.id', 'p.firstname', 'p.lastname', 'p.email', 'p.phonenumber', 'p.phonenumber_mobile'])
+        .where('p.id', 'in', part)
+        .orderBy('p.lastname_key')
+        .orderBy('p.firstname_key')
+        .orderBy('p.id')
+        .execute()),
+    );
+  }
+  return found;
+}
+
 export const insertGuardianship = (db: TenantDb, wardId: number, guardianId: number, now: string) =>
   db.insertInto('guardianships').values({ ward_id: wardId, guardian_id: guardianId, created_at: now }).execute();
 
@@ -407,9 +452,13 @@ export async function rowsErasedWith(db: TenantDb, id: number) {
   };
 }
 
-/** Erasure: the person and their tokens; memberships and guardianships go with the row (cascade). */
+/** Erasure: the person, their tokens and calendar feed; memberships and guardianships go with the row (cascade). */
 export async function erasePersonRows(db: TenantDb, id: number): Promise<void> {
   await db.deleteFrom('personal_access_tokens').where('tokenable_id', '=', id).execute();
+  // The feed belongs to the calendars module, but it is deleted here, as the tokens are, rather than
+  // by a function handed in from the app: every erasure passes through this one place, inside its
+  // transaction, and a path that forgot to hand the function in would leave a secret address alive.
+  await db.deleteFrom('calendar_feeds').where('person_id', '=', id).execute();
   await db.deleteFrom('users').where('id', '=', id).execute();
 }
 

@@ -11,7 +11,9 @@ import { callerOf } from '../../http/auth.js';
 import { requireCaller } from '../../http/caller.js';
 import { errors, fieldMessages } from '../../errors.js';
 import { PERSON_INCLUDES, PersonIncludesSchema, personIncludes, type PersonInclude } from './includes.js';
-import { downloadFormatOf, JsonOrFiles, sendDownload } from '../../http/download-format.js';
+import { downloadFormatOf, JsonOrFile, JsonOrFiles, sendDownload, VCARD_MEDIA_TYPE } from '../../http/download-format.js';
+import { attachment } from '../../lib/csv.js';
+import { peopleCards, personCard } from './vcards.js';
 import { personJson, type PersonJsonMemory } from './json-memory.js';
 import { listWards, sortNamesOf, type PeopleColumns } from './queries.js';
 import { PERSON_COLUMNS, peopleDownload, peopleSelection } from './csv.js';
@@ -47,6 +49,9 @@ const PersonQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** A person answers as JSON, or as a vCard by Accept (no `format` parameter: one resource, not a list). */
+const PERSON_FORMATS = ['json', 'vcf'] as const;
+
 /** The lists `include` names; an unknown one is 422 on `include`. */
 function includesOf(include: string | undefined): Set<PersonInclude> {
   if (include === undefined) return new Set();
@@ -78,12 +83,13 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
         operationId: 'listPeople',
         summary: 'List people',
         description:
-          'The people the caller sees (never refused); with `format=csv|xlsx` (or that `Accept`) the whole list as a file (attachment). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.',
+          'The people the caller sees (never refused); with `format=csv|xlsx|vcf` (or that `Accept`) the whole list as a file (attachment). Filters: `group_id` (+ `below=true`), `role_type`, `active_on` (for those two; default today), `ids` (comma-separated, up to 200), `q`, `updated_since`, `is_vegetarian`, `can_swimm`; `sort` name (default), -updated_at, id.',
         querystring: PeopleQuery,
         response: {
           200: JsonOrFiles(Envelope(Type.Object({ people: Type.Array(PersonSchema), next_cursor: NextCursor })), {
             csv: `Every page at once (from \`cursor\` on; \`limit\` does not apply), one row a person: ${PERSON_COLUMNS.join(', ')}. File name people-<tenant's date>.csv.`,
             xlsx: "The same rows as the CSV in one worksheet: a bold frozen header, numbers, booleans and dates as the spreadsheet's own types. File name people-<tenant's date>.xlsx.",
+            vcf: "vCard 4.0 (RFC 6350), every page at once from the first (`limit` and `cursor` do not apply): a card a person, with a RELATED;TYPE=parent line naming each guardian's UID, then a short card (FN, N, EMAIL, TEL, UID) for each guardian who is not listed. File name people-<tenant's date>.vcf.",
           }),
         },
       },
@@ -92,6 +98,10 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
       const cursors = cursorsOf(request);
       const access = await accessOf(request);
       const format = downloadFormatOf(request, PEOPLE_FORMATS, request.query.format);
+      if (format === 'vcf') {
+        const { db, slug } = request.tenant;
+        return sendDownload(reply, format, peopleCards(db, slug, access, await peopleSelection(db, access, request.query), access.day));
+      }
       if (format !== 'json') {
         const { query } = request;
         const selection = await peopleSelection(request.tenant.db, access, query);
@@ -129,9 +139,15 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
         operationId: 'getPerson',
         summary: 'A person',
         description:
-          'For the person, their guardians, those with `read` where they are, and those who see one of their wards. `include` (comma-separated: memberships, guardians, wards, participations, can) adds those lists beside `person`, in that order; `participations` needs `events:read` too. ETag: the version of the person.',
+          'For the person, their guardians, those with `read` where they are, and those who see one of their wards. `include` (comma-separated: memberships, guardians, wards, participations, can) adds those lists beside `person`, in that order; `participations` needs `events:read` too. ETag: the version of the person. With `Accept: text/vcard` (or `text/x-vcard`) the person\'s vCard instead (`include` does not apply).',
         querystring: PersonQuery,
-        response: { 200: Envelope(Type.Object({ person: PersonSchema, ...PersonIncludesSchema.properties })) },
+        response: {
+          200: JsonOrFile(Envelope(Type.Object({ person: PersonSchema, ...PersonIncludesSchema.properties })), {
+            mediaType: 'text/vcard',
+            description:
+              'vCard 4.0 (RFC 6350): FN, N, EMAIL, TEL (home, cell), ADR, BDAY, UID and a RELATED;TYPE=parent line naming each guardian\'s UID; the fields the JSON shows. `Content-Disposition: attachment; filename="person-<id>.vcf"`.',
+          }),
+        },
       },
     },
     async (request, reply) => {
@@ -141,6 +157,14 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
       if (wanted.has('participations')) requireCaller(request.auth, 'events:read');
       const person = await requireVisiblePerson(request.tenant.db, access, idOf(request));
       reply.header('etag', etagOf(person.version));
+      if (downloadFormatOf(request, PERSON_FORMATS, undefined) === 'vcf') {
+        const card = await personCard(request.tenant.db, request.tenant.slug, person);
+        // A file, not the JSON the type provider expects of a schema'd answer.
+        return (reply as FastifyReply)
+          .type(VCARD_MEDIA_TYPE)
+          .header('content-disposition', attachment(`person-${Number(person.id)}.vcf`))
+          .send(card);
+      }
       if (wanted.size === 0) return ok({ person: toApiPerson(person) });
       return ok({ person: toApiPerson(person), ...(await personIncludes(request.tenant.db, access, person, wanted)) });
     },

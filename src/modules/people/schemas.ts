@@ -90,8 +90,8 @@ function withExactlyOne<T>(checked: Validation<T>, body: unknown, first: string,
   return { ok: false, fieldErrors: { ...(checked.ok ? {} : checked.fieldErrors), ...choice } };
 }
 
-/** The forms of the people list: JSON, CSV and XLSX. */
-export const PEOPLE_FORMATS = ['json', 'csv', 'xlsx'] as const;
+/** The forms of the people list: JSON, CSV, XLSX and vCard. */
+export const PEOPLE_FORMATS = ['json', 'csv', 'xlsx', 'vcf'] as const;
 
 const Bool = Type.Boolean();
 export const PeopleQuery = Type.Object(

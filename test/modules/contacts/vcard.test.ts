@@ -1,9 +1,7 @@
-import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
 import { escapeText, foldLine, vcardForGuardian, vcardForPerson, vcardsOf, vcardUid, type VcardGuardian, type VcardPerson } from '../../../src/modules/contacts/vcard.js';
 import { URL_NAMESPACE, uuidV5 } from '../../../src/modules/contacts/uuid.js';
-
-type JCard = ['vcard', [string, Record<string, string>, string, ...unknown[]][], unknown[]];
+import { checkLines, parseCards, props, value } from './parse.js';
 
 const person = (fields: Partial<VcardPerson> = {}): VcardPerson => ({
   id: 7,
@@ -20,23 +18,6 @@ const person = (fields: Partial<VcardPerson> = {}): VcardPerson => ({
   guardian_ids: [],
   ...fields,
 });
-
-/** Every card of a vCard file, parsed by ical.js. */
-function parseCards(text: string): JCard[] {
-  const parsed = ICAL.parse(text) as unknown;
-  const list = (Array.isArray(parsed) && parsed[0] === 'vcard' ? [parsed] : parsed) as JCard[];
-  return list;
-}
-/** The values of a property of a parsed card, with its parameters. */
-const props = (card: JCard, name: string) => card[1].filter((prop) => prop[0] === name).map(([, params, type, ...values]) => ({ params, type, values }));
-const value = (card: JCard, name: string) => props(card, name)[0]?.values[0];
-
-/** Physical lines of a file: all end with CRLF, none longer than 75 octets. */
-function checkLines(text: string): void {
-  expect(text.endsWith('\r\n')).toBe(true);
-  expect(text.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
-  for (const line of text.slice(0, -2).split('\r\n')) expect(Buffer.byteLength(line, 'utf8'), line).toBeLessThanOrEqual(75);
-}
 
 describe('UUIDv5', () => {
   it('matches the RFC 4122 algorithm (known vectors)', () => {

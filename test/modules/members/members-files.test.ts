@@ -70,7 +70,7 @@ describe('GET /groups/{id}/members as a file', () => {
     expect(firstnames(json)).toEqual(['Lea']);
     const xlsx = await list('?format=xlsx', { accept: 'text/csv' });
     expect(xlsx.headers['content-type']).toBe(XLSX_MEDIA_TYPE);
-    const refused = await list('?format=vcf', { accept: 'text/csv' });
+    const refused = await list('?format=pdf', { accept: 'text/csv' });
     expect(refused.statusCode).toBe(422);
     expect(refused.json()).toEqual({ success: false, message: 'The selected format is invalid.', errors: { format: ['The selected format is invalid.'] } });
     // Refusals are JSON whatever the file asked for.
