@@ -12,6 +12,7 @@ import { CliError, openTenant, readPasswordFromStdin, requireUser, tenantDatabas
 import { membershipInput } from './groups.js';
 import { transact } from '../recording/recorder.js';
 import { changePassword, deactivateUser, activateUser } from '../modules/auth/accounts.js';
+import { endAccountLinksOf } from '../modules/accounts/rules.js';
 
 const TEXT_FIELDS = ['phonenumber', 'phonenumber_mobile', 'street', 'housenumber', 'zip', 'city'] as const;
 const INTEGER_FIELDS = ['gender_id', 'type_id'] as const;
@@ -144,7 +145,7 @@ export function registerUserCommands(program: Command): void {
       withStorage(async (storage) => {
         const db = await tenantDatabase(storage, tenant);
         const row = await requireUser(db, tenant, username);
-        const revoked = await deactivateUser(db, row.id);
+        const revoked = await deactivateUser(db, row.id, (trx) => endAccountLinksOf(trx, row.id));
         process.stdout.write(`user "${row.username}" deactivated; ${revoked} token(s) revoked\n`);
       }),
     );

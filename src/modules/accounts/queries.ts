@@ -114,9 +114,16 @@ const ERASED_NAME = '[erased]';
 
 /**
  * Erasure in the lists of leaders' messages: as a recipient the person shows as `[erased]` without
- * id or address; the messages they sent keep no sender.
+ * id or address; the messages they sent keep no sender. Their mail not yet sent is deleted with
+ * them, so a line still `queued` becomes `failed`: it would otherwise wait in the counts for ever.
  */
 export async function forgetMessagesOf(db: TenantDb, personId: number): Promise<void> {
+  await db
+    .updateTable('message_recipients')
+    .set({ state: 'failed', mail_id: null })
+    .where('person_id', '=', personId)
+    .where('state', '=', 'queued')
+    .execute();
   await db
     .updateTable('message_recipients')
     .set({ person_id: null, name: ERASED_NAME, name_key: sortKey(ERASED_NAME), email: null })

@@ -314,6 +314,14 @@ export async function notifyEmailChange(
 export const changesAddress = (before: string | null, next: string | null | undefined): boolean => next !== undefined && before !== null && !sameAddress(before, next);
 
 /**
+ * A deactivated account (inside its transaction): its reset and invitation links die for good, also
+ * if it is activated again later, and the stored mails lose them.
+ */
+export async function endAccountLinksOf(trx: TenantDb, personId: number, now = new Date()): Promise<void> {
+  await voidMailTokens(trx, await voidLiveTokens(trx, personId, ['reset', 'invitation'], toDbTimestamp(now)));
+}
+
+/**
  * Erasure (inside its transaction): the person's reset and invitation tokens (and the links in the
  * stored copies of their mails), mail not yet sent to them, their mail status; in the lists of
  * messages they received they show as `[erased]` without id or address, and messages they sent keep

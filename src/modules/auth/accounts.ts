@@ -21,10 +21,14 @@ export async function changePassword(db: TenantDb, userId: number, newPassword: 
   });
 }
 
-/** Stops a user from logging in and revokes all their tokens; returns how many. */
-export async function deactivateUser(db: TenantDb, userId: number): Promise<number> {
+/**
+ * Stops a user from logging in and revokes all their tokens; returns how many. `alsoEnd` runs in
+ * the same transaction: the mailed reset and invitation links die with the account (accounts module).
+ */
+export async function deactivateUser(db: TenantDb, userId: number, alsoEnd?: (trx: TenantDb) => Promise<unknown>): Promise<number> {
   return transact(db, null, async (trx) => {
     await setActive(trx, userId, false);
+    await alsoEnd?.(trx);
     return revokeAllTokens(trx, userId);
   });
 }

@@ -115,6 +115,28 @@ describe('accounts: e-mail changes, erasure, languages', () => {
     expect(ok(await anonymous()('POST', '/invitation/check', { token: invitation }))).toEqual({ firstname: 'Ina', lastname: 'Vited', tenant: { name: 'Pfadi Olten' }, inviter: null });
   });
 
+  it('erasure settles the lines of messages whose mail to the person was not sent yet', async () => {
+    const db = m.t.storage.tenantDb('demo');
+    const ola = await login('ola', null, { firstname: 'Ola', lastname: 'Waiting' });
+    const now = toDbTimestamp(new Date());
+    const message = await db.insertInto('messages').values({ sender_id: ids.admin!, subject: 'Soon', body: 'b', target: JSON.stringify({ group_id: root, below: false, role_types: null, guardians: 'include' }), group_id: root, event_id: null, recipient_count: 1, created_at: now }).returning('id').executeTakeFirstOrThrow();
+    // Her mail waits for a retry far in the future.
+    const mail = await db
+      .insertInto('mails')
+      .values({
+        kind: 'message', user_id: ola, to_address: 'ola@example.com', to_name: 'Ola Waiting', from_name: 'x', reply_to: null, subject: 'Soon', text_body: 't', html_body: 'h',
+        message_id_header: '<soon@example.org>', state: 'queued', next_attempt_at: Date.now() + 86_400_000, account_token_id: null, message_id: Number(message.id), created_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db.insertInto('message_recipients').values({ message_id: Number(message.id), person_id: ola, name: 'Ola Waiting', name_key: 'waiting ola', email: 'ola@example.com', state: 'queued', error: null, mail_id: Number(mail.id) }).execute();
+
+    expect((await as('admin')('DELETE', `/people/${ola}`)).statusCode).toBe(204);
+    const shown = ok(await as('admin')('GET', `/messages/${message.id}`)).message;
+    expect(shown.counts).toEqual({ recipients: 1, queued: 0, sent: 0, failed: 1, unreachable: 0 });
+    expect(shown.recipients).toEqual([{ person_id: null, name: '[erased]', email: null, state: 'failed', error: null }]);
+  });
+
   it('writes every mail in the tenant\'s language', async () => {
     const expected = {
       de: { reset: 'Ein neues Passwort für Verein de', username: 'Dein Benutzername ist: de_user', invitation: 'lädt dich zu Verein de ein', notice: 'Deine E-Mail-Adresse bei Verein de wurde geändert' },

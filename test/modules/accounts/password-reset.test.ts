@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD } from '../../helpers/app.js';
+import { endAccountLinksOf } from '../../../src/modules/accounts/rules.js';
+import { activateUser, deactivateUser } from '../../../src/modules/auth/accounts.js';
 import { waitFor } from '../../helpers/wait.js';
 import { ageAccountTokens, Browser, buildMailingApp, client, CSRF, linkToken, mailRowsOf, nthMailTo, tokenRowsOf, type MailingApp } from './helpers.js';
 
@@ -152,10 +154,15 @@ describe('password reset', () => {
     const body = (token: string) => ({ token, password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD });
     const deactivated = await newUser();
     const t1 = await resetLinkFor(deactivated.email);
-    await db.updateTable('users').set({ is_active: 0 }).where('id', '=', deactivated.id).execute();
+    // Deactivated as `groupadmin user deactivate` does it: the link dies with the account ...
+    await deactivateUser(db, deactivated.id, (trx) => endAccountLinksOf(trx, deactivated.id));
     expect((await api('POST', '/password/reset', body(t1))).json()).toEqual(RESET_INVALID);
-    await db.updateTable('users').set({ is_active: 1 }).where('id', '=', deactivated.id).execute();
-    expect((await api('POST', '/password/reset', body(t1))).statusCode).toBe(200);
+    expect((await db.selectFrom('users').select('is_active').where('id', '=', deactivated.id).executeTakeFirstOrThrow()).is_active).toBeFalsy();
+    // ... for good: activated again, the person asks for a new link.
+    await activateUser(db, deactivated.id);
+    expect((await api('POST', '/password/reset', body(t1))).json()).toEqual(RESET_INVALID);
+    await ageAccountTokens(m.t, deactivated.id, 61_000);
+    expect((await api('POST', '/password/reset', body(await resetLinkFor(deactivated.email, 1)))).statusCode).toBe(200);
 
     const moved = await newUser();
     const t2 = await resetLinkFor(moved.email);
