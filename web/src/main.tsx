@@ -10,6 +10,7 @@ import { GroupsPage } from './pages/groups.js';
 import { LoginPage } from './pages/login.js';
 import { PersonPage } from './pages/person.js';
 import { HomePage } from './pages/home.js';
+import { CalendarPage } from './pages/calendar.js';
 import { ProfilePage } from './pages/profile.js';
 import { RegisterPage } from './pages/register.js';
 import { SearchPage } from './pages/search.js';
@@ -159,6 +160,7 @@ function App() {
     if (section === 'wards' && id) return <WardPage key={numeric} id={numeric} />;
     if (section === 'wards') return <WardsPage />;
     if (section === 'sessions') return <SessionsPage />;
+    if (section === 'calendar') return <CalendarPage />;
     // Everyone may keep API tokens of their own; the tenant's settings are for its administrators.
     if (section === 'tokens') return <TokensPage />;
     if (section === 'admin' && session && isRootAdmin(session)) {

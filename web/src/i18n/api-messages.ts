@@ -170,6 +170,8 @@ export const FIELD_NAMES: Readonly<Record<string, readonly [de: string, fr: stri
   below: ['Unterhalb', 'en dessous'],
   birthday: ['Geburtstag', 'date de naissance'],
   body: ['Nachricht', 'texte du message'],
+  // `Calendar not found.` (a feed's address): through `{resource} not found.`
+  calendar: ['Kalender', 'agenda'],
   'can swimm': ['Kann schwimmen', 'sait nager'],
   capacity: ['Plätze', 'nombre de places'],
   city: ['Ort', 'localité'],

@@ -3,6 +3,7 @@ import { adminWordsDe } from './admin/de.js';
 import { groupWordsDe } from './groups/de.js';
 import { peopleWordsDe } from './people/de.js';
 import { mailWordsDe } from './mail/de.js';
+import { calendarWordsDe } from './calendars/de.js';
 import type { Words } from './en.js';
 
 /** The app's words in German: informal ("du"), as a Swiss scout leader writes to parents and leaders. */
@@ -184,4 +185,5 @@ export const de: Words = {
   ...mailWordsDe,
   ...groupWordsDe,
   ...adminWordsDe,
+  ...calendarWordsDe,
 };

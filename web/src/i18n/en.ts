@@ -3,6 +3,7 @@ import { adminWordsEn } from './admin/en.js';
 import { groupWordsEn } from './groups/en.js';
 import { peopleWordsEn } from './people/en.js';
 import { mailWordsEn } from './mail/en.js';
+import { calendarWordsEn } from './calendars/en.js';
 
 /**
  * The app's words in English: the reference catalogue. Its keys and value types are `Words`,
@@ -188,6 +189,7 @@ export const en = {
   ...mailWordsEn,
   ...groupWordsEn,
   ...adminWordsEn,
+  ...calendarWordsEn,
 };
 
 export type Words = typeof en;

@@ -3,6 +3,7 @@ import { adminWordsFr } from './admin/fr.js';
 import { groupWordsFr } from './groups/fr.js';
 import { peopleWordsFr } from './people/fr.js';
 import { mailWordsFr } from './mail/fr.js';
+import { calendarWordsFr } from './calendars/fr.js';
 import type { Words } from './en.js';
 
 /** The app's words in French: "tu", as scout leaders write to each other and to parents. */
@@ -184,4 +185,5 @@ export const fr: Words = {
   ...mailWordsFr,
   ...groupWordsFr,
   ...adminWordsFr,
+  ...calendarWordsFr,
 };

@@ -107,6 +107,12 @@ export function EventPage({ id }: { id: number }) {
           {formatMoment(event.starts_at, language, session.timeZone)} – {formatMoment(event.ends_at, language, session.timeZone)}
           {event.location && ` · ${event.location}`}
         </p>
+        {/* A plain link: the browser sends the session cookie with a GET and saves the file the API names. */}
+        <p class="downloads">
+          <a href={`/api/events/${id}.ics`} download>
+            {words.downloadIcs}
+          </a>
+        </p>
         {event.description && <p>{event.description}</p>}
         <p data-testid="places">{words.places(event.participants_count, event.capacity)}</p>
         {manager && (

@@ -29,6 +29,9 @@ export function HomePage({ agenda: first, onShown }: { agenda: Agenda | null; on
         <h1 id="home-title" tabIndex={-1}>
           {words.nextForUs}
         </h1>
+        <p>
+          <a href="#/calendar">{words.addToCalendar}</a>
+        </p>
         {!loaded ? (
           <p aria-busy="true">…</p>
         ) : loaded.events.length === 0 ? (

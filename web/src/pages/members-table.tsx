@@ -79,7 +79,7 @@ export function MembersTable({ groupId, canWrite }: { groupId: number; canWrite:
   };
   const allChosen = members.length > 0 && members.every((m) => chosen.has(m.person.id));
   const fileQuery = new URLSearchParams(Object.entries(query(applied)).map(([key, value]) => [key, String(value)]));
-  const download = (format: 'xlsx' | 'csv') => `/api/groups/${groupId}/members?${fileQuery.toString()}&format=${format}`;
+  const download = (format: 'xlsx' | 'csv' | 'vcf') => `/api/groups/${groupId}/members?${fileQuery.toString()}&format=${format}`;
   const sortBy = (sort: Sort) => apply({ ...typed, sort });
 
   return (
@@ -127,6 +127,12 @@ export function MembersTable({ groupId, canWrite }: { groupId: number; canWrite:
         </a>{' '}
         <a href={download('csv')} download>
           {words.downloadCsv}
+        </a>
+      </p>
+      {/* An address book's file, apart from the spreadsheets: the same filters, guardians' cards added by the API. */}
+      <p class="downloads">
+        <a href={download('vcf')} download>
+          {words.downloadContacts}
         </a>
       </p>
       {members.length === 0 ? (

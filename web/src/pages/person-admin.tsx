@@ -1,19 +1,8 @@
 import { useId, useState } from 'preact/hooks';
 import { dataOf, useApp } from '../context.js';
 import { translateApiMessage } from '../i18n/api-messages.js';
+import { saveFile } from '../save-file.js';
 import { client, troubleOf } from '../session.js';
-
-/** Saves `content` as a file the browser downloads (no page is left, nothing is opened). */
-function saveFile(name: string, content: string, type: string) {
-  const url = URL.createObjectURL(new Blob([content], { type }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 /**
  * For the tenant's administrators on a person's page: the person's data as a file (a request for

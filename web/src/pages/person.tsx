@@ -6,6 +6,8 @@ import { ProfileEditor, type ReadPerson } from '../components/profile-editor.js'
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { formatDate, formatMoment, type Words } from '../i18n/index.js';
+import { personCard } from '../calendars-api.js';
+import { fileNamePart, saveFile } from '../save-file.js';
 import { client } from '../session.js';
 import { GuardiansCard } from './person-guardians.js';
 import { MembershipsCard } from './person-memberships.js';
@@ -60,6 +62,7 @@ export function PersonPage({ id }: { id: number }) {
           <Facts person={person} />
         </section>
       )}
+      <ContactDownload person={person} />
       <MailStatus person={person} mayChange={can.update} />
       {/* Someone who may give a login by mail invites; the person then chooses username and password. */}
       {(can as { invite?: boolean }).invite === true && !person.has_login && <InviteCard person={person} />}
@@ -85,6 +88,24 @@ export function PersonPage({ id }: { id: number }) {
       <History id={id} />
       {can.delete && <PersonAdmin person={person} etag={read.etag} />}
     </>
+  );
+}
+
+/** The person as a card for an address book (vCard), with what the reader may see of them. */
+function ContactDownload({ person }: { person: { id: number; firstname: string; lastname: string } }) {
+  const app = useApp();
+  const download = async () => {
+    // Asked for with `Accept: text/vcard`, which a plain link cannot send: read, then saved.
+    const card = await personCard(person.id);
+    if (card.data === undefined || !card.response.ok) return dataOf(app, card);
+    saveFile(`${fileNamePart(person.firstname)}-${fileNamePart(person.lastname)}.vcf`, card.data, 'text/vcard');
+  };
+  return (
+    <p class="card downloads">
+      <button type="button" class="secondary-dark" onClick={() => void download()}>
+        {app.words.downloadContact}
+      </button>
+    </p>
   );
 }
 

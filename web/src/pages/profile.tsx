@@ -87,6 +87,13 @@ export function ProfilePage({ onPasswordChanged }: Props) {
           </p>
         </div>
       </form>
+      <section class="card" aria-labelledby="calendar-link-title">
+        <h2 id="calendar-link-title">{words.calendarOnProfile}</h2>
+        <p class="muted">{words.calendarOnProfileHint}</p>
+        <a class="button-link" href="#/calendar">
+          {words.addToCalendar}
+        </a>
+      </section>
       <PasswordForm onChanged={onPasswordChanged} />
     </>
   );
