@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import { onPostgres } from '../../db/dialect.js';
 import type { TenantDb } from '../../db/types.js';
 import { toApiTimestamp } from '../../lib/time.js';
-import { sortKey } from '../../lib/sort-key.js';
 import type { AccountTokenKind } from './tokens.js';
 
 // The SQL of the accounts module: reset and invitation tokens (`account_tokens`).
@@ -110,24 +109,3 @@ export async function forgetInviter(db: TenantDb, inviterId: number): Promise<vo
   await db.updateTable('account_tokens').set({ inviter_id: null }).where('inviter_id', '=', inviterId).execute();
 }
 
-const ERASED_NAME = '[erased]';
-
-/**
- * Erasure in the lists of leaders' messages: as a recipient the person shows as `[erased]` without
- * id or address; the messages they sent keep no sender. Their mail not yet sent is deleted with
- * them, so a line still `queued` becomes `failed`: it would otherwise wait in the counts for ever.
- */
-export async function forgetMessagesOf(db: TenantDb, personId: number): Promise<void> {
-  await db
-    .updateTable('message_recipients')
-    .set({ state: 'failed', mail_id: null })
-    .where('person_id', '=', personId)
-    .where('state', '=', 'queued')
-    .execute();
-  await db
-    .updateTable('message_recipients')
-    .set({ person_id: null, name: ERASED_NAME, name_key: sortKey(ERASED_NAME), email: null })
-    .where('person_id', '=', personId)
-    .execute();
-  await db.updateTable('messages').set({ sender_id: null }).where('sender_id', '=', personId).execute();
-}

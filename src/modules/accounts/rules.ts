@@ -7,6 +7,7 @@ import { toApiTimestamp, toDbTimestamp } from '../../lib/time.js';
 import { lowerAscii } from '../../lib/validation.js';
 import { HIDDEN_PASSWORD, personChanges } from '../../recording/person-changes.js';
 import { noteUpdated, transact } from '../../recording/recorder.js';
+import { forgetMessagesOf } from '../messages/rules.js';
 import { failingAddressesOf, forgetMailOf, voidMailTokens } from '../mail/rules.js';
 import { queueMail } from '../mail/outbox.js';
 import { appLink, type MailHub } from '../mail/settings.js';
@@ -21,7 +22,6 @@ import {
   deleteAccountTokensOf,
   findAccountTokenByHash,
   forgetInviter,
-  forgetMessagesOf,
   insertAccountToken,
   lockAccountOf,
   useAccountToken,

@@ -4,6 +4,7 @@ import { activeOn, pathUpperBound } from '../../db/conditions.js';
 import { binaryText } from '../../db/collation.js';
 import { onPostgres } from '../../db/dialect.js';
 import type { Day } from '../../lib/time.js';
+import { sortKey } from '../../lib/sort-key.js';
 
 /** Rows per insert statement: far below both dialects' limits on bound parameters. */
 const CHUNK = 500;
@@ -141,3 +142,25 @@ export const recipientsOf = (db: TenantDb, messageId: number) =>
     .orderBy(binaryText(db, 'name_key'))
     .orderBy('id')
     .execute();
+
+const ERASED_NAME = '[erased]';
+
+/**
+ * Erasure in the lists of leaders' messages: as a recipient the person shows as `[erased]` without
+ * id or address; the messages they sent keep no sender. Their mail not yet sent is deleted with
+ * them, so a line still `queued` becomes `failed`: it would otherwise wait in the counts for ever.
+ */
+export async function forgetMessagesOf(db: TenantDb, personId: number): Promise<void> {
+  await db
+    .updateTable('message_recipients')
+    .set({ state: 'failed', mail_id: null })
+    .where('person_id', '=', personId)
+    .where('state', '=', 'queued')
+    .execute();
+  await db
+    .updateTable('message_recipients')
+    .set({ person_id: null, name: ERASED_NAME, name_key: sortKey(ERASED_NAME), email: null })
+    .where('person_id', '=', personId)
+    .execute();
+  await db.updateTable('messages').set({ sender_id: null }).where('sender_id', '=', personId).execute();
+}

@@ -279,3 +279,6 @@ export async function readMessage(db: TenantDb, access: Access, id: number | nul
     })),
   };
 }
+
+// What other modules use of this module's queries (erasure, in its transaction).
+export { forgetMessagesOf } from './queries.js';
