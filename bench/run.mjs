@@ -425,10 +425,13 @@ const product = {
     let lastAt = 0;
     const sink = new SMTPServer({
       authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
-      onData(stream, _session, callback) {
+      onData(stream, session, callback) {
         stream.on('end', () => {
-          received++;
-          lastAt = performance.now();
+          // Only the message's mails: the worker also sends what other scenarios' tenants held.
+          if (session.envelope.rcptTo.every((to) => to.address.endsWith('@families.example.org'))) {
+            received++;
+            lastAt = performance.now();
+          }
           callback();
         });
         stream.resume();

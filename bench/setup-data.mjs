@@ -301,7 +301,7 @@ export async function setupMailing(env, { people = 3000, slug = 'mailing' } = {}
     .executeTakeFirstOrThrow();
   await db.updateTable('groups').set({ path: `${root.path}${Number(troop.id)}/` }).where('id', '=', troop.id).execute();
   const person = (i) => ({
-    username: null, email: `family${i}@example.com`, firstname: 'Family', lastname: `Number ${i}`,
+    username: null, email: `family${i}@families.example.org`, firstname: 'Family', lastname: `Number ${i}`,
     lastname_key: sortKey(`Number ${i}`), firstname_key: 'family', gender_id: null, type_id: null, phonenumber: null, phonenumber_mobile: null,
     street: null, housenumber: null, zip: null, city: null, is_vegetarian: 0, can_swimm: 1,
     password: null, is_active: 1, birthday: '1980-01-01', created_at: now, updated_at: now,
@@ -315,7 +315,7 @@ export async function setupMailing(env, { people = 3000, slug = 'mailing' } = {}
   }
   const leader = await db
     .insertInto('users')
-    .values({ ...person(0), username: 'leader', email: 'leader@example.com', firstname: 'Lena', lastname: 'Leader', lastname_key: 'leader', firstname_key: 'lena' })
+    .values({ ...person(0), username: 'leader', email: 'leader@families.example.org', firstname: 'Lena', lastname: 'Leader', lastname_key: 'leader', firstname_key: 'lena' })
     .returning('id')
     .executeTakeFirstOrThrow();
   await db.insertInto('memberships').values(membership(Number(leader.id), 'leader')).execute();

@@ -22,10 +22,23 @@ const CALENDAR_PREFIX = '/api/calendar/';
 const CALENDAR_ROUTE = '/api/calendar/:token.ics';
 const CALENDAR_LOGGED_PATH = '/api/calendar/[token].ics';
 
+/**
+ * Whether a path that no route matched still starts like a feed's address once its escapes
+ * (also escaped twice: a stray `%` is escaped again, http/url.ts) and doubled slashes are undone:
+ * `/api/%63alendar/<token>` or `/api//calendar/<token>.ics` carry a live token just the same.
+ */
+function startsLikeFeed(path: string): boolean {
+  let plain = path;
+  for (let round = 0; round < 3 && plain.includes('%'); round++) plain = plain.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return plain.replace(/\/{2,}/g, '/').toLowerCase().startsWith(CALENDAR_PREFIX);
+}
+
 /** The path as the access line shows it: without the query string, secrets replaced, bounded. */
 function loggedPath(url: string, route: string | null): string {
   const fullPath = url.split('?')[0] ?? '';
   if (route === CALENDAR_ROUTE || fullPath.toLowerCase().startsWith(CALENDAR_PREFIX)) return CALENDAR_LOGGED_PATH;
+  // Only the rare path with an escape or a doubled slash pays for the closer look.
+  if (/%|\/\//.test(fullPath) && startsLikeFeed(fullPath)) return CALENDAR_LOGGED_PATH;
   return fullPath.length > MAX_LOGGED_PATH ? `${fullPath.slice(0, MAX_LOGGED_PATH)}...` : fullPath;
 }
 

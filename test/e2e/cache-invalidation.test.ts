@@ -49,6 +49,9 @@ const READ_ONLY_COMMANDS: Record<string, string> = {
   'webhook enable': 'writes a webhook, which no cache holds',
   'webhook disable': 'writes a webhook, which no cache holds',
   'webhook delete': 'deletes a webhook, which no cache holds',
+  'mail list': 'reads',
+  'mail show': 'reads',
+  'mail release': 'queues held mail, which no cache holds',
 };
 
 describe('every write path reaches the caches of every instance within a second', () => {
@@ -439,6 +442,102 @@ describe('every write path reaches the caches of every instance within a second'
       const id = registered.json().data.participation.id as number;
       expect((await onA('PATCH', `/api/participations/${id}`, bobToken, { state: 'cancelled' })).statusCode).toBe(200);
       await seenOnB(async () => (await eventOnB())?.participants_count === 0);
+    },
+  } satisfies Record<string, () => Promise<void>>);
+
+  /**
+   * Mail and calendars. Without SMTP_URL mail is held in the outbox with its link: the scenarios read
+   * the token from there, as `groupadmin mail show` would print it.
+   */
+  const linkTokenOf = async (kind: 'reset' | 'invitation', userId: number) => {
+    let token: string | undefined;
+    await seenOnB(async () => {
+      const rows = await t.storage.tenantDb('demo').selectFrom('mails').select('text_body').where('user_id', '=', userId).where('kind', '=', kind).orderBy('id', 'desc').execute();
+      token = rows.map((row) => new RegExp(`#${kind}=([A-Za-z0-9_-]{43})`).exec(row.text_body)?.[1]).find(Boolean);
+      return token !== undefined;
+    });
+    return token!;
+  };
+  const postOnB = (url: string, payload: object, token?: string) =>
+    b.inject({ method: 'POST', url, headers: { ...JSON_HEADERS, host: hostOf('demo'), ...(token ? { authorization: `Bearer ${token}` } : {}) }, payload });
+  /** Kim: in the troop, with an address and no login; alice (administrator of the root) may invite her. */
+  const invitee = async () => {
+    const core = await groupCore();
+    const made = await onA('POST', '/api/people', core.admin, { firstname: 'Kim', lastname: 'New', email: 'kim@example.org', membership: { group_id: core.troop, role_type: 'member' } });
+    expect(made.statusCode).toBe(201);
+    return { ...core, kim: made.json().data.person.id as number };
+  };
+  const invited = async () => {
+    const core = await invitee();
+    expect((await onA('POST', `/api/people/${core.kim}/invitation`, core.admin)).statusCode).toBe(202);
+    return { ...core, invitation: await linkTokenOf('invitation', core.kim) };
+  };
+  const feedPath = (url: string) => new URL(url).pathname;
+  const feedOnB = async (path: string) => (await b.inject({ method: 'GET', url: path, headers: { host: hostOf('demo') } })).statusCode;
+  Object.assign(routeScenarios, {
+    'POST /password/forgot': async () => {
+      const { user } = await rememberedOnB();
+      expect((await onA('POST', '/api/password/forgot', null, { email: user.email })).statusCode).toBe(200);
+      const token = await linkTokenOf('reset', user.id);
+      const reset = await postOnB('/api/password/reset', { token, password: 'a new password', password_confirmation: 'a new password' });
+      expect(reset.statusCode, reset.body).toBe(200);
+    },
+    'POST /password/reset': async () => {
+      const { user, token } = await rememberedOnB();
+      await onA('POST', '/api/password/forgot', null, { email: user.email });
+      const link = await linkTokenOf('reset', user.id);
+      const reset = await onA('POST', '/api/password/reset', null, { token: link, password: 'a new password', password_confirmation: 'a new password' });
+      expect(reset.statusCode, reset.body).toBe(200);
+      await seenOnB(gone(token));
+      await seenOnB(works(reset.json().api_key.plainTextToken as string));
+    },
+    'POST /people/{id}/invitation': async () => {
+      const { invitation } = await invited();
+      await seenOnB(async () => (await postOnB('/api/invitation/check', { token: invitation })).statusCode === 200);
+    },
+    'POST /invitation/check': async () => {
+      // A read in a POST: both instances answer it alike.
+      const { invitation } = await invited();
+      expect((await onA('POST', '/api/invitation/check', null, { token: invitation })).json().data.firstname).toBe('Kim');
+      expect((await postOnB('/api/invitation/check', { token: invitation })).json().data.firstname).toBe('Kim');
+    },
+    'POST /invitation/accept': async () => {
+      const { admin, kim, invitation } = await invited();
+      expect((await onB(`/api/people/${kim}`, admin)).json().data.person.has_login).toBe(false);
+      const accepted = await onA('POST', '/api/invitation/accept', null, { token: invitation, username: 'kim', password: 'kims password', password_confirmation: 'kims password' });
+      expect(accepted.statusCode, accepted.body).toBe(200);
+      await seenOnB(works(accepted.json().api_key.plainTextToken as string));
+      await seenOnB(async () => (await onB(`/api/people/${kim}`, admin)).json().data.person.has_login === true);
+    },
+    'POST /messages': async () => {
+      const { admin, troop } = await invitee();
+      const sent = await onA('POST', '/api/messages', admin, { subject: 'Camp', body: 'The bus leaves at 8.', to: { group_id: troop } });
+      expect(sent.statusCode, sent.body).toBe(201);
+      await seenOnB(async () => (await onB(`/api/messages/${sent.json().data.message.id}`, admin)).statusCode === 200);
+    },
+    'DELETE /people/{id}/email-status': async () => {
+      const { admin, kim } = await invitee();
+      await t.storage.tenantDb('demo').insertInto('email_status')
+        .values({ user_id: kim, email: 'kim@example.org', refusals: 3, last_error: '550 No such user', since: toDbTimestamp(new Date()), updated_at: toDbTimestamp(new Date()) })
+        .execute();
+      const state = async () => (await onB(`/api/people/${kim}/email-status`, admin)).json().data.email_status.state;
+      expect(await state()).toBe('failing');
+      expect((await onA('DELETE', `/api/people/${kim}/email-status`, admin)).statusCode).toBe(204);
+      await seenOnB(async () => (await state()) === 'ok');
+    },
+    'POST /user/calendar': async () => {
+      const { token } = await rememberedOnB();
+      const made = await onA('POST', '/api/user/calendar', token);
+      expect(made.statusCode).toBe(201);
+      const path = feedPath(made.json().data.calendar.url as string);
+      await seenOnB(async () => (await feedOnB(path)) === 200);
+    },
+    'DELETE /user/calendar': async () => {
+      const { token } = await rememberedOnB();
+      const path = feedPath((await onA('POST', '/api/user/calendar', token)).json().data.calendar.url as string);
+      expect(await feedOnB(path)).toBe(200);
+      expect((await onA('DELETE', '/api/user/calendar', token)).statusCode).toBe(204);
+      await seenOnB(async () => (await feedOnB(path)) === 404);
     },
   } satisfies Record<string, () => Promise<void>>);
 

@@ -9,12 +9,18 @@ export interface FeedRow {
   last_used_at: string | null;
 }
 
-/** A new feed for the person in place of any earlier one (whose address stops working at once). */
+/**
+ * A new feed for the person in place of any earlier one (whose address stops working at once).
+ * One upsert, not a delete and an insert: two requests at once (a double click) would both find
+ * no row to delete, and the second insert would break the one-feed-a-person index.
+ */
 export async function replaceFeed(db: TenantDb, personId: number, tokenHash: string, now: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('calendar_feeds').where('person_id', '=', personId).execute();
-    await trx.insertInto('calendar_feeds').values({ person_id: personId, token: tokenHash, created_at: now, last_used_at: null }).execute();
-  });
+  const feed = { token: tokenHash, created_at: now, last_used_at: null };
+  await db
+    .insertInto('calendar_feeds')
+    .values({ person_id: personId, ...feed })
+    .onConflict((conflict) => conflict.column('person_id').doUpdateSet(feed))
+    .execute();
 }
 
 export async function findFeedOfPerson(db: TenantDb, personId: number): Promise<FeedRow | undefined> {

@@ -6,6 +6,7 @@ import type { Day } from '../../lib/time.js';
 import { PERSON_COLUMNS, PERSON_SHEET_COLUMNS } from '../people/csv.js';
 import { toApiPerson } from '../people/schemas.js';
 import type { MemberSelection } from './queries.js';
+import type { Access } from '../permissions/rules.js';
 import { cardsOfPages } from '../people/vcards.js';
 import { everyMember, everyMemberPage, roleTypesOf } from './rules.js';
 
@@ -31,6 +32,6 @@ export function membersDownload(db: TenantDb, selection: MemberSelection, day: D
 }
 
 /** The whole list as vCards (every page at once), with a short card for each guardian who is not a listed member. */
-export function membersCards(db: TenantDb, slug: string, selection: MemberSelection, day: Day): CardsDownload {
-  return { name: membersFileName(selection.group.id, day), cards: cardsOfPages(db, slug, everyMemberPage(db, selection)) };
+export function membersCards(db: TenantDb, slug: string, access: Access, selection: MemberSelection, day: Day): CardsDownload {
+  return { name: membersFileName(selection.group.id, day), cards: cardsOfPages(db, slug, access, everyMemberPage(db, selection)) };
 }

@@ -49,7 +49,7 @@ const memberRoutes: FastifyPluginAsyncTypebox<ResourceRouteOptions<Access>> = as
       const { query } = request;
       const format = downloadFormatOf(request, MEMBER_FORMATS, query.format);
       const selection = memberSelection(access, group, query, { streamed: format !== 'json' });
-      if (format === 'vcf') return sendDownload(reply, format, membersCards(db, request.tenant.slug, selection, access.day));
+      if (format === 'vcf') return sendDownload(reply, format, membersCards(db, request.tenant.slug, access, selection, access.day));
       if (format !== 'json') return sendDownload(reply, format, membersDownload(db, selection, access.day));
       const page = await listMembers(db, selection, cursors, query.cursor, limitOf(query));
       return ok({

@@ -386,10 +386,12 @@ export const listWardsSeenBy = (db: TenantDb, access: Access, guardianId: number
     .execute();
 
 /**
- * The guardians of these wards (a page of a list), by ward, each ward's in name order: what the
- * vCards' RELATED lines name. One statement per ROWS_PER_STATEMENT wards, never one per person.
+ * The guardians of these wards (a page of a list) that the caller sees, by ward, each ward's in
+ * name order: what the vCards' RELATED lines name, and whose short cards follow. A listed parent
+ * may be seen only through a ward, and that one level does not reach the parent's own guardians.
+ * One statement per ROWS_PER_STATEMENT wards, never one per person.
  */
-export async function guardianIdsOfWards(db: TenantDb, wardIds: readonly number[]): Promise<Map<number, number[]>> {
+export async function guardianIdsOfWards(db: TenantDb, access: Access, wardIds: readonly number[]): Promise<Map<number, number[]>> {
   const byWard = new Map<number, number[]>();
   for (const part of statementChunks(wardIds)) {
     const rows = await db
@@ -397,6 +399,7 @@ export async function guardianIdsOfWards(db: TenantDb, wardIds: readonly number[
       .innerJoin('users as p', 'p.id', 'g.guardian_id')
       .select(['g.ward_id', 'g.guardian_id'])
       .where('g.ward_id', 'in', part)
+      .where((eb) => visiblePeople(eb as unknown as PeopleQuery, access))
       .orderBy('p.lastname_key')
       .orderBy('p.firstname_key')
       .orderBy('p.id')

@@ -158,7 +158,7 @@ const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRouteOptions> = async (app, 
       const person = await requireVisiblePerson(request.tenant.db, access, idOf(request));
       reply.header('etag', etagOf(person.version));
       if (downloadFormatOf(request, PERSON_FORMATS, undefined) === 'vcf') {
-        const card = await personCard(request.tenant.db, request.tenant.slug, person);
+        const card = await personCard(request.tenant.db, request.tenant.slug, access, person);
         // A file, not the JSON the type provider expects of a schema'd answer.
         return (reply as FastifyReply)
           .type(VCARD_MEDIA_TYPE)

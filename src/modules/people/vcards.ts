@@ -9,8 +9,8 @@ import { toApiPerson } from './schemas.js';
 
 // People as vCards (docs/api/calendars-and-contacts.md): a person's card, GET /people's list and,
 // through `cardsOfPages`, the members list. A card shows what the person's JSON shows the caller
-// (both are made from toApiPerson), and names every guardian: whoever sees a person sees their
-// guardians too.
+// (both are made from toApiPerson), and names the guardians the caller sees, as the JSON's
+// `include=guardians` does.
 
 function cardOf(row: UserRow, guardianIds: readonly number[]): VcardPerson {
   const shown = toApiPerson(row);
@@ -31,15 +31,15 @@ function cardOf(row: UserRow, guardianIds: readonly number[]): VcardPerson {
 }
 
 /** The card of one person the caller sees (GET /people/{id} with `Accept: text/vcard`). */
-export async function personCard(db: TenantDb, slug: string, person: UserRow): Promise<string> {
-  const guardians = await guardianIdsOfWards(db, [Number(person.id)]);
+export async function personCard(db: TenantDb, slug: string, access: Access, person: UserRow): Promise<string> {
+  const guardians = await guardianIdsOfWards(db, access, [Number(person.id)]);
   return vcardForPerson(cardOf(person, guardians.get(Number(person.id)) ?? []), slug);
 }
 
-async function* withGuardianIds(db: TenantDb, pages: AsyncIterable<readonly UserRow[]>): AsyncGenerator<VcardPerson[]> {
+async function* withGuardianIds(db: TenantDb, access: Access, pages: AsyncIterable<readonly UserRow[]>): AsyncGenerator<VcardPerson[]> {
   for await (const page of pages) {
     // One read of the guardians for the page, however many people it holds.
-    const guardians = await guardianIdsOfWards(db, page.map((row) => Number(row.id)));
+    const guardians = await guardianIdsOfWards(db, access, page.map((row) => Number(row.id)));
     yield page.map((row) => cardOf(row, guardians.get(Number(row.id)) ?? []));
   }
 }
@@ -49,10 +49,10 @@ const guardianCards = (db: TenantDb) => async (ids: readonly number[]): Promise<
 
 /**
  * The cards of a list read page by page (people the caller sees), then a short card for each of
- * their guardians who is not listed themself.
+ * their guardians whom the caller sees and who is not listed themself.
  */
-export function cardsOfPages(db: TenantDb, slug: string, pages: AsyncIterable<readonly UserRow[]>): AsyncIterable<string> {
-  return vcardsOf(withGuardianIds(db, pages), slug, guardianCards(db));
+export function cardsOfPages(db: TenantDb, slug: string, access: Access, pages: AsyncIterable<readonly UserRow[]>): AsyncIterable<string> {
+  return vcardsOf(withGuardianIds(db, access, pages), slug, guardianCards(db));
 }
 
 /**
@@ -60,5 +60,5 @@ export function cardsOfPages(db: TenantDb, slug: string, pages: AsyncIterable<re
  * (a vCard list ignores `cursor`, unlike the CSV), named for the tenant's `day`.
  */
 export function peopleCards(db: TenantDb, slug: string, access: Access, selection: PeopleSelection, day: Day): CardsDownload {
-  return { name: `people-${day}`, cards: cardsOfPages(db, slug, peoplePages(db, access, selection, null)) };
+  return { name: `people-${day}`, cards: cardsOfPages(db, slug, access, peoplePages(db, access, selection, null)) };
 }

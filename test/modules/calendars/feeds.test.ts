@@ -192,6 +192,16 @@ describe('calendar feeds', () => {
     expect((await w.call('troopleader', 'DELETE', '/user/calendar')).statusCode).toBe(204);
   });
 
+  it('makes one address of several requests at once (a double click): each is 201, one address works', async () => {
+    const answers = await Promise.all(Array.from({ length: 5 }, () => w.call('troopleader', 'POST', '/user/calendar')));
+    expect(answers.map((answer) => answer.statusCode)).toEqual([201, 201, 201, 201, 201]);
+    const fetched = await Promise.all(answers.map((answer) => fetchFeed(t, answer.json().data.calendar.url)));
+    expect(fetched.map((answer) => answer.statusCode).sort()).toEqual([200, 404, 404, 404, 404]);
+    const rows = await t.storage.tenantDb('demo').selectFrom('calendar_feeds').select('id').where('person_id', '=', w.ids.troopleader!).execute();
+    expect(rows).toHaveLength(1);
+    expect((await w.call('troopleader', 'DELETE', '/user/calendar')).statusCode).toBe(204);
+  });
+
   it("answers 404 for a deactivated person's feed, and again 200 once they are active; 404 once they are erased", async () => {
     const feed = await makeFeed(w, 'member');
     const db = t.storage.tenantDb('demo');
@@ -328,10 +338,14 @@ describe('request logs of calendar feeds', () => {
       expect((await t.app.inject({ method: 'GET', url: `/api/%63alendar/${token}.ics`, headers: { host: hostOf('demo') } })).statusCode).toBe(200);
       expect((await t.app.inject({ method: 'GET', url: `/api/calendar/${token}`, headers: { host: hostOf('demo') } })).statusCode).toBe(404);
       await t.app.inject({ method: 'GET', url: `/api/calendar/${token}.ics`, headers: { host: hostOf('demo'), 'if-none-match': '"x"' } });
+      // Addresses that no route takes still carry the token: escaped, doubled slashes, a stray `%`.
+      for (const url of [`/api/%63alendar/${token}`, `/api//calendar/${token}.ics`, `/api/%63alendar/${token}.ics%`, `/API/%2F%43alendar/${token}`]) {
+        expect((await t.app.inject({ method: 'GET', url, headers: { host: hostOf('demo') } })).statusCode, url).toBe(404);
+      }
       await t.app.close();
       expect(capture.text()).not.toContain(token);
       const paths = capture.lines().filter((line) => line.msg === 'request' && (line.route === '/api/calendar/:token.ics' || String(line.path).startsWith('/api/calendar/'))).map((line) => line.path);
-      expect(paths.length).toBeGreaterThanOrEqual(4);
+      expect(paths.length).toBeGreaterThanOrEqual(8);
       expect(new Set(paths)).toEqual(new Set(['/api/calendar/[token].ics']));
     } finally {
       await t.close();

@@ -181,6 +181,26 @@ describe('contacts as vCards', () => {
     expect((await w.call('troopleader', 'GET', `/groups/${w.other}/members?format=vcf`)).statusCode).toBe(403);
   });
 
+  it("names only guardians the caller sees: a parent seen through a ward does not open the way to the parent's own guardians", async () => {
+    const created = await w.call('admin', 'POST', '/people', { firstname: 'Greta', lastname: 'Gran', email: 'greta@example.com', phonenumber: '555 01 02', guardian_of: mother });
+    expect(created.statusCode, created.body).toBe(201);
+    const grandmother = created.json().data.person.id as number;
+    // The leader sees the mother through the child, and not the grandmother, in JSON.
+    expect((await w.call('troopleader', 'GET', `/people/${grandmother}`)).statusCode).toBe(404);
+    expect((await w.call('troopleader', 'GET', `/people/${mother}?include=guardians`)).json().data.guardians).toEqual([]);
+    const [card] = asCards(await w.call('troopleader', 'GET', `/people/${mother}`, undefined, { accept: 'text/vcard' }));
+    expect(props(card!, 'related')).toEqual([]);
+    for (const path of ['/people?format=vcf', `/people?ids=${mother}&format=vcf`, `/groups/${w.troopA}/members?format=vcf&all=true`]) {
+      const answer = await w.call('troopleader', 'GET', path);
+      expect(uids(asCards(answer)), path).not.toContain(uid(grandmother));
+      expect(answer.body, path).not.toContain('Greta');
+    }
+    // Whoever sees her gets her, as before.
+    const admin = asCards(await w.call('admin', 'GET', `/people?ids=${mother}&format=vcf`));
+    expect(props(byUid(admin, mother), 'related').map((related) => related.values[0])).toEqual([uid(grandmother)]);
+    expect(uids(admin)).toEqual([uid(mother), uid(grandmother)]);
+  });
+
   it('refuses format=vcf where no vCard exists, and answers JSON there to Accept: text/vcard', async () => {
     const event = await w.event('regionleader', { group_id: w.region, name: 'Hike', starts_at: daysFromNow(3), ends_at: daysFromNow(3) });
     const refused = await w.call('regionleader', 'GET', `/events/${event.id}/participations?format=vcf`);
