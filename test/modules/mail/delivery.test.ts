@@ -60,6 +60,9 @@ describe('mail delivery', () => {
     expect(parsed.headers.get('auto-submitted')).toBeUndefined();
     expect(w.sink.to('noah@example.com')[0]!.parsed.headers.get('auto-submitted')).toBe('auto-generated');
 
+    // The SMTP server has the mail a moment before the worker has written down that it was sent.
+    await waitForState(messageMail!, 'sent');
+    await waitForState(notification!, 'sent');
     const stored = await w.mail(messageMail!);
     expect(parsed.messageId).toBe(stored.message_id_header);
     expect(stored).toMatchObject({ state: 'sent', attempts: 1, error: null, lease_holder: null, lease_until: null });
