@@ -266,6 +266,13 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
     await check(visitor, 'invitation refused');
     await visitor.page.getByRole('link', { name: visitor.words.backToLogin, exact: true }).click();
     await visitor.page.getByRole('button', { name: visitor.words.login, exact: true }).waitFor();
+    // A second link opened in the same tab, where the app already runs: read and removed the same way.
+    const second = `${web.base}/#invitation=${'y'.repeat(43)}`;
+    await visitor.page.evaluate((hash) => {
+      location.hash = hash;
+    }, new URL(second).hash);
+    await visitor.page.getByRole('alert').filter({ hasText: 'The invitation is invalid or has expired.' }).waitFor();
+    await expectTokenGone(visitor, second);
     expect(visitor.found).toEqual([]);
     await visitor.close();
   }, 60_000);
@@ -371,6 +378,12 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
     const { page, words } = leader;
     await visit(leader, `/groups/${ids.troop}/messages/new`, words.writeToGroup);
     await page.getByLabel(words.subject, { exact: true }).fill('Noch eine');
+    // A text longer than the API takes is kept whole and refused beside the field, before any question.
+    const long = 'x'.repeat(20_001);
+    await page.getByLabel(words.messageText, { exact: true }).fill(long);
+    await page.getByRole('button', { name: words.sendMessage, exact: true }).click();
+    await page.getByText(translateApiMessage('The body field must not be greater than 20000 characters.', 'de'), { exact: true }).waitFor();
+    await expect(page.getByLabel(words.messageText, { exact: true }).inputValue()).resolves.toBe(long);
     await page.getByLabel(words.messageText, { exact: true }).fill('Zu viel');
     const asked = nextQuestion(page, true);
     await page.getByRole('button', { name: words.sendMessage, exact: true }).click();

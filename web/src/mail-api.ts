@@ -107,3 +107,4 @@ export const messages = {
 
 /** The longest body the API takes (characters). */
 export const BODY_LIMIT = 20_000;
+export const SUBJECT_LIMIT = 255;

@@ -60,6 +60,13 @@ const writesSomewhere = (session: Session): boolean => [...session.access.groups
 
 // Before any request: a link from a mail leaves no token in the address bar, the history or a referrer.
 const linkToken = takeLinkToken();
+// The same for a link opened in a tab where the app already runs. Listening before the router does,
+// the token is gone before the router reads the address.
+const linkListeners = new Set<(link: LinkToken) => void>();
+window.addEventListener('hashchange', () => {
+  const link = takeLinkToken();
+  if (link) for (const listener of linkListeners) listener(link);
+});
 
 function App() {
   const [language, setLanguage] = useState<Language>(() => rememberedLanguage() ?? browserLanguage());
@@ -70,6 +77,10 @@ function App() {
   const [restoring, setRestoring] = useState(true);
   // A link from a mail (a new password, an invitation) opens its own page first, signed in or not.
   const [link, setLink] = useState<LinkToken | null>(linkToken);
+  useEffect(() => {
+    linkListeners.add(setLink);
+    return () => void linkListeners.delete(setLink);
+  }, []);
   const [notice, setNotice] = useState<string | null>(null);
   const [waitSeconds, setWaitSeconds] = useState(0);
   const route = useRoute();

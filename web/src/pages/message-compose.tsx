@@ -4,7 +4,7 @@ import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { translateApiMessage, translateApiMessages } from '../i18n/api-messages.js';
 import { formatNumber, roleTypeLabel, type Words } from '../i18n/index.js';
-import { BODY_LIMIT, messages, type GuardiansChoice, type Message, type MessageBody, type ParticipationState } from '../mail-api.js';
+import { BODY_LIMIT, SUBJECT_LIMIT, messages, type GuardiansChoice, type Message, type MessageBody, type ParticipationState } from '../mail-api.js';
 import { client, newKey, troubleOf } from '../session.js';
 import { MessageCounts } from './messages.js';
 
@@ -52,6 +52,11 @@ export function ComposeMessagePage({ target }: { target: Target }) {
 
   const send = async (submitted: Event) => {
     submitted.preventDefault();
+    // Too long is said beside the field before anything is asked or sent: nothing typed is cut off.
+    const tooLong: FieldErrors = {};
+    if (subject.trim().length > SUBJECT_LIMIT) tooLong.subject = [`The subject field must not be greater than ${SUBJECT_LIMIT} characters.`];
+    if (body.length > BODY_LIMIT) tooLong.body = [`The body field must not be greater than ${BODY_LIMIT} characters.`];
+    if (Object.keys(tooLong).length > 0) return setErrors(tooLong);
     if (!confirm(words.confirmSend(subject.trim(), targetName))) return;
     setBusy(true);
     setLimit(null);
@@ -102,7 +107,6 @@ export function ComposeMessagePage({ target }: { target: Target }) {
             name="body"
             rows={10}
             required
-            maxLength={BODY_LIMIT}
             value={body}
             aria-invalid={errors.body ? 'true' : undefined}
             aria-describedby={`message-body-hint message-body-count${errors.body ? ' message-body-error' : ''}`}
