@@ -239,7 +239,9 @@ describe.runIf(browserAvailable)('the web app: a leader and a parent', () => {
 
     // The tree: a second patrol; the first renamed and moved below it.
     await lp.getByRole('link', { name: 'Groups' }).click();
-    await lp.getByLabel('Name').fill('Wolves');
+    // The person's form (First name, Last name) is gone once the tree's form is there.
+    await lp.getByLabel('Parent group').waitFor();
+    await lp.getByLabel('Name', { exact: true }).fill('Wolves');
     // With more than one group to choose from, the parent is a choice: nothing preselected.
     await expect(lp.getByLabel('Parent group').inputValue()).resolves.toBe('');
     await lp.getByLabel('Parent group').selectOption({ index: 1 });
