@@ -3,6 +3,7 @@ import { adminWordsDe } from './admin/de.js';
 import { groupWordsDe } from './groups/de.js';
 import { peopleWordsDe } from './people/de.js';
 import { mailWordsDe } from './mail/de.js';
+import { messageWordsDe } from './messages/de.js';
 import { calendarWordsDe } from './calendars/de.js';
 import type { Words } from './en.js';
 
@@ -183,6 +184,7 @@ export const de: Words = {
   ...eventWordsDe,
   ...peopleWordsDe,
   ...mailWordsDe,
+  ...messageWordsDe,
   ...groupWordsDe,
   ...adminWordsDe,
   ...calendarWordsDe,

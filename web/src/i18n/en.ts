@@ -3,6 +3,7 @@ import { adminWordsEn } from './admin/en.js';
 import { groupWordsEn } from './groups/en.js';
 import { peopleWordsEn } from './people/en.js';
 import { mailWordsEn } from './mail/en.js';
+import { messageWordsEn } from './messages/en.js';
 import { calendarWordsEn } from './calendars/en.js';
 
 /**
@@ -187,6 +188,7 @@ export const en = {
   ...eventWordsEn,
   ...peopleWordsEn,
   ...mailWordsEn,
+  ...messageWordsEn,
   ...groupWordsEn,
   ...adminWordsEn,
   ...calendarWordsEn,

@@ -3,6 +3,7 @@ import { adminWordsFr } from './admin/fr.js';
 import { groupWordsFr } from './groups/fr.js';
 import { peopleWordsFr } from './people/fr.js';
 import { mailWordsFr } from './mail/fr.js';
+import { messageWordsFr } from './messages/fr.js';
 import { calendarWordsFr } from './calendars/fr.js';
 import type { Words } from './en.js';
 
@@ -183,6 +184,7 @@ export const fr: Words = {
   ...eventWordsFr,
   ...peopleWordsFr,
   ...mailWordsFr,
+  ...messageWordsFr,
   ...groupWordsFr,
   ...adminWordsFr,
   ...calendarWordsFr,

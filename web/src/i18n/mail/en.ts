@@ -1,4 +1,4 @@
-/** The words of the pages about mail (links from mails, invitations, messages), in English: the reference. */
+/** The words of the pages about mail (links from mails, invitations, mail status), in English: the reference. */
 export const mailWordsEn = {
   // Forgot password, set a new password.
   forgotPassword: 'Forgot your password?',
@@ -36,48 +36,6 @@ export const mailWordsEn = {
   inviteNeedsEmail: 'The invitation goes to the e-mail address entered above.',
   addedAndInvited: (name: string, email: string) => `${name} added. An invitation is on its way to ${email}.`,
   addedNotInvited: (name: string, reason: string) => `${name} added, but not invited: ${reason}`,
-  // Writing to a group or to an event's participants.
-  writeToGroup: 'Write to the group',
-  writeToParticipants: 'Write to participants',
-  writeTo: (target: string) => `Write to ${target}`,
-  participantsOf: (event: string) => `the participants of ${event}`,
-  subject: 'Subject',
-  messageText: 'Message text',
-  messageTextHint: 'Plain text. A blank line starts a new paragraph; web addresses become links.',
-  charactersUsed: (used: string, most: string) => `${used} of ${most} characters`,
-  whoGetsIt: 'Who gets it',
-  rolesLegend: 'Only these roles',
-  rolesHint: 'None chosen: every role.',
-  statesLegend: 'Participants who are',
-  parentsLegend: 'Parents and guardians',
-  guardiansInclude: 'Members, and the guardians of members under 18 or without an e-mail address',
-  guardiansOnly: 'Only the guardians of the members',
-  guardiansNone: 'Only the members, no guardians',
-  guardiansIncludeParticipants: 'Participants, and the guardians of participants under 18 or without an e-mail address',
-  guardiansOnlyParticipants: 'Only the guardians of the participants',
-  guardiansNoneParticipants: 'Only the participants, no guardians',
-  sendMessage: 'Send',
-  confirmSend: (subject: string, target: string) => `Send “${subject}” to ${target}? A message cannot be called back.`,
-  messageSent: 'Message sent.',
-  sendAgainIn: (minutes: number) => (minutes === 1 ? 'You can send again in 1 minute.' : `You can send again in ${minutes} minutes.`),
-  openMessage: 'Open the message',
-  // Sent messages.
-  sentMessages: 'Sent messages',
-  myMessages: 'My messages',
-  noMessages: 'No messages sent yet.',
-  sender: 'From',
-  sentOn: 'Sent',
-  recipientsTo: 'To',
-  aGroup: 'a group',
-  anEvent: 'an event',
-  withSubgroups: (group: string) => `${group} and its subgroups`,
-  recipients: 'Recipients',
-  mailQueued: 'Waiting to be sent',
-  mailSent: 'Sent',
-  mailFailed: 'Failed',
-  mailUnreachable: 'No e-mail address',
-  refusal: 'Error',
-  senderGone: '(erased)',
 };
 
 export type MailWords = typeof mailWordsEn;
