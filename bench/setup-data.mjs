@@ -174,13 +174,8 @@ function getJson(url, headers) {
  * for it at once (register-storm); and a camp with 1,000 accepted participations, a fifth of them
  * vegetarian and a third non-swimmers, whose manager asks for the summary (event-summary).
  */
-export async function setupEvents(env, { storms = 3, stormPeople = 500, summaryPeople = 1000, slug = 'events' } = {}) {
-  const { sortKey } = await import('../dist/lib/sort-key.js');
-  const config = loadConfig(env);
-  const storage = await openStorage(config);
-  await createTenant(storage, slug, 'Events Bench');
-  const db = storage.tenantDb(slug);
-  const now = toDbTimestamp(new Date());
+/** A group "Troop" under the tenant's root, with its materialised path: the events' and the mailing's set-ups share it. */
+async function addTroop(db, now) {
   const root = await db.selectFrom('groups').select(['id', 'path']).where('parent_id', 'is', null).executeTakeFirstOrThrow();
   const troop = await db
     .insertInto('groups')
@@ -188,6 +183,20 @@ export async function setupEvents(env, { storms = 3, stormPeople = 500, summaryP
     .returning('id')
     .executeTakeFirstOrThrow();
   await db.updateTable('groups').set({ path: `${root.path}${Number(troop.id)}/` }).where('id', '=', troop.id).execute();
+  return troop;
+}
+
+/** A membership row in `groupId` since 2020, without end. */
+const membershipRow = (personId, groupId, roleType, now) => ({ person_id: personId, group_id: groupId, role_type: roleType, label: null, start_on: '2020-01-01', end_on: null, created_at: now, updated_at: now });
+
+export async function setupEvents(env, { storms = 3, stormPeople = 500, summaryPeople = 1000, slug = 'events' } = {}) {
+  const { sortKey } = await import('../dist/lib/sort-key.js');
+  const config = loadConfig(env);
+  const storage = await openStorage(config);
+  await createTenant(storage, slug, 'Events Bench');
+  const db = storage.tenantDb(slug);
+  const now = toDbTimestamp(new Date());
+  const troop = await addTroop(db, now);
   const person = (i, login) => ({
     username: login ? `scout${i}` : null, email: login ? `scout${i}@example.com` : null, firstname: 'Scout', lastname: `Number ${i}`,
     lastname_key: sortKey(`Number ${i}`), firstname_key: 'scout', gender_id: null, type_id: null, phonenumber: null, phonenumber_mobile: null,
@@ -202,7 +211,7 @@ export async function setupEvents(env, { storms = 3, stormPeople = 500, summaryP
       ids.push(...(await db.insertInto('users').values(rows).returning('id').execute()).map((row) => Number(row.id)));
       await db
         .insertInto('memberships')
-        .values(ids.slice(start).map((id) => ({ person_id: id, group_id: troop.id, role_type: 'member', label: null, start_on: '2020-01-01', end_on: null, created_at: now, updated_at: now })))
+        .values(ids.slice(start).map((id) => membershipRow(id, troop.id, 'member', now)))
         .execute();
     }
     return ids;
@@ -240,7 +249,7 @@ export async function setupEvents(env, { storms = 3, stormPeople = 500, summaryP
   const manager = await db.insertInto('users').values({ ...person(0, true), username: 'manager', email: 'manager@example.com' }).returning('id').executeTakeFirstOrThrow();
   await db
     .insertInto('memberships')
-    .values({ person_id: manager.id, group_id: troop.id, role_type: 'leader', label: null, start_on: '2020-01-01', end_on: null, created_at: now, updated_at: now })
+    .values(membershipRow(manager.id, troop.id, 'leader', now))
     .execute();
   const managerToken = (await issueToken(db, Number(manager.id), { tokenPrefix: '' })).plainTextToken;
   await storage.close();
@@ -293,20 +302,14 @@ export async function setupMailing(env, { people = 3000, slug = 'mailing' } = {}
   await createTenant(storage, slug, 'Mailing Bench');
   const db = storage.tenantDb(slug);
   const now = toDbTimestamp(new Date());
-  const root = await db.selectFrom('groups').select(['id', 'path']).where('parent_id', 'is', null).executeTakeFirstOrThrow();
-  const troop = await db
-    .insertInto('groups')
-    .values({ parent_id: root.id, name: 'Troop', name_key: 'troop', kind: 'troop', description: null, path: root.path, created_at: now, updated_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db.updateTable('groups').set({ path: `${root.path}${Number(troop.id)}/` }).where('id', '=', troop.id).execute();
+  const troop = await addTroop(db, now);
   const person = (i) => ({
     username: null, email: `family${i}@families.example.org`, firstname: 'Family', lastname: `Number ${i}`,
     lastname_key: sortKey(`Number ${i}`), firstname_key: 'family', gender_id: null, type_id: null, phonenumber: null, phonenumber_mobile: null,
     street: null, housenumber: null, zip: null, city: null, is_vegetarian: 0, can_swimm: 1,
     password: null, is_active: 1, birthday: '1980-01-01', created_at: now, updated_at: now,
   });
-  const membership = (id, roleType) => ({ person_id: id, group_id: troop.id, role_type: roleType, label: null, start_on: '2020-01-01', end_on: null, created_at: now, updated_at: now });
+  const membership = (id, roleType) => membershipRow(id, troop.id, roleType, now);
   for (let start = 1; start <= people; start += 500) {
     const rows = [];
     for (let i = start; i < Math.min(people + 1, start + 500); i++) rows.push(person(i));
