@@ -56,7 +56,7 @@ export function renderMail(content: MailContent): RenderedMail {
     content.heading,
     '',
     ...paragraphs.flatMap((paragraph) => [paragraph, '']),
-    ...(content.button ? [`${content.button.label}:`, content.button.url, ''] : []),
+    ...(content.button ? [`${content.button.label}${content.locale === 'fr' ? ' :' : ':'}`, content.button.url, ''] : []),
     '-- ',
     content.footer,
     '',

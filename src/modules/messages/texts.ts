@@ -1,3 +1,4 @@
+import { elide } from '../../lib/french.js';
 import type { Locale } from '../tenants/schemas.js';
 
 /** The footers of a leader's message: why the reader gets it, in the tenant's language. */
@@ -12,23 +13,23 @@ export interface MessageWords {
 export const MESSAGE_WORDS: Record<Locale, MessageWords> = {
   en: {
     member: (target) => `You receive this message as a member of ${target}.`,
-    participant: (target) => `You receive this message as a participant of ${target}.`,
+    participant: (target) => `You receive this message because you are registered for ${target}.`,
     guardian: (firstname) => `You receive this message as guardian of ${firstname}.`,
     copy: (target) => `This is a copy of your message to ${target}.`,
-    replies: (sender) => `A reply goes to ${sender}.`,
+    replies: (sender) => `Replies go to ${sender}.`,
   },
   de: {
-    member: (target) => `Sie erhalten diese Nachricht als Mitglied von ${target}.`,
-    participant: (target) => `Sie erhalten diese Nachricht als Teilnehmer/in von ${target}.`,
-    guardian: (firstname) => `Sie erhalten diese Nachricht als Erziehungsberechtigte/r von ${firstname}.`,
-    copy: (target) => `Dies ist eine Kopie Ihrer Nachricht an ${target}.`,
-    replies: (sender) => `Eine Antwort geht an ${sender}.`,
+    member: (target) => `Du erhältst diese Nachricht als Mitglied von ${target}.`,
+    participant: (target) => `Du erhältst diese Nachricht, weil du für ${target} angemeldet bist.`,
+    guardian: (firstname) => `Du erhältst diese Nachricht, weil du für ${firstname} erziehungsberechtigt bist.`,
+    copy: (target) => `Dies ist eine Kopie deiner Nachricht an ${target}.`,
+    replies: (sender) => `Deine Antwort geht an ${sender}.`,
   },
   fr: {
-    member: (target) => `Vous recevez ce message en tant que membre de ${target}.`,
-    participant: (target) => `Vous recevez ce message en tant que participant·e à ${target}.`,
-    guardian: (firstname) => `Vous recevez ce message en tant que responsable légal·e de ${firstname}.`,
-    copy: (target) => `Ceci est une copie de votre message à ${target}.`,
-    replies: (sender) => `Une réponse parvient à ${sender}.`,
+    member: (target) => `Tu reçois ce message en tant que membre ${elide('de', target)}.`,
+    participant: (target) => `Tu reçois ce message parce que tu es inscrit·e à ${target}.`,
+    guardian: (firstname) => `Tu reçois ce message en tant que représentant·e légal·e ${elide('de', firstname)}.`,
+    copy: (target) => `Voici une copie du message que tu as envoyé à ${target}.`,
+    replies: (sender) => `Ta réponse parvient à ${sender}.`,
   },
 };

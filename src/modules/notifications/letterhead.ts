@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
 import { isTenantSettingsChange } from '../../db/invalidation/queries.js';
 import type { Storage } from '../../db/storage.js';
+import { keepReads } from '../../lib/kept-reads.js';
 import { findTenantRecord } from '../tenants/rules.js';
 import { DEFAULT_LOCALE, type Locale } from '../tenants/schemas.js';
 
@@ -25,25 +25,18 @@ export interface TenantLetterheads {
 const KEEP_MS = 1000;
 
 export function createTenantLetterheads(storage: Pick<Storage, 'registry'> & Partial<Pick<Storage, 'invalidations'>>): TenantLetterheads {
-  const kept = new LRUCache<string, Promise<Letterhead>>({ max: 10_000, ttl: KEEP_MS });
+  const kept = keepReads<Letterhead>(
+    (slug) =>
+      findTenantRecord(storage, slug).then((tenant) => ({
+        slug,
+        name: tenant?.name ?? slug,
+        locale: tenant?.locale ?? DEFAULT_LOCALE,
+        timeZone: tenant?.timezone ?? 'UTC',
+      })),
+    KEEP_MS,
+  );
   storage.invalidations?.subscribe((change) => {
-    if (isTenantSettingsChange(change)) kept.delete(change.tenant);
+    if (isTenantSettingsChange(change)) kept.forget(change.tenant);
   });
-  return {
-    of(slug) {
-      let letterhead = kept.get(slug);
-      if (!letterhead) {
-        letterhead = findTenantRecord(storage, slug).then((tenant) => ({
-          slug,
-          name: tenant?.name ?? slug,
-          locale: tenant?.locale ?? DEFAULT_LOCALE,
-          timeZone: tenant?.timezone ?? 'UTC',
-        }));
-        kept.set(slug, letterhead);
-        const read = letterhead;
-        read.catch(() => kept.get(slug) === read && kept.delete(slug));
-      }
-      return letterhead;
-    },
-  };
+  return { of: (slug) => kept.get(slug) };
 }

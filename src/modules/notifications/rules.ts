@@ -2,7 +2,7 @@ import type { ParticipationState, TenantDb } from '../../db/types.js';
 import { toApiTimestamp } from '../../lib/time.js';
 import { headerName, renderMail } from '../mail/layout.js';
 import { queueMails, type NewMail } from '../mail/outbox.js';
-import { tenantAppUrl, type MailHub } from '../mail/settings.js';
+import { appLink, type MailHub } from '../mail/settings.js';
 import type { Letterhead } from './letterhead.js';
 import { addresseesOf, type Addressee, type Contact } from './queries.js';
 import { eventSpan, NOTICE_WORDS, type NewsCause } from './texts.js';
@@ -35,6 +35,7 @@ export interface ParticipationNews {
 
 /** What a notification shows of the event. */
 export interface EventFacts {
+  id: number;
   name: string;
   location: string | null;
   starts_at: string | Date;
@@ -54,7 +55,8 @@ export function participationMails(notifier: Notifier, event: EventFacts, news: 
   const { letterhead, hub } = notifier;
   const words = NOTICE_WORDS[letterhead.locale];
   const span = eventSpan(letterhead.locale, letterhead.timeZone, new Date(toApiTimestamp(event.starts_at)), new Date(toApiTimestamp(event.ends_at)));
-  const appUrl = tenantAppUrl(hub.config, letterhead.slug);
+  // The event's page: the family's registrations there, after a sign-in if needed.
+  const eventUrl = appLink(hub.config, letterhead.slug, `/events/${event.id}`);
   const fromName = headerName(letterhead.name);
   const quoted = message === undefined || message === null || message.trim() === '' ? null : message;
   const mails: NewMail[] = [];
@@ -81,7 +83,7 @@ export function participationMails(notifier: Notifier, event: EventFacts, news: 
       const address = to.email.toLowerCase();
       if (reached.has(address)) return;
       reached.add(address);
-      const { text, html } = renderMail({ locale: letterhead.locale, tenantName: letterhead.name, heading: subject, body, button: { label: words.open, url: appUrl }, footer });
+      const { text, html } = renderMail({ locale: letterhead.locale, tenantName: letterhead.name, heading: subject, body, button: { label: words.open, url: eventUrl }, footer });
       mails.push({ kind: 'participation', userId: to.id, to: { address: to.email, name: `${to.firstname} ${to.lastname}` }, fromName, subject, text, html });
     };
     write(person, words.footerSelf(event.name));

@@ -1,4 +1,5 @@
 import type { ParticipationState } from '../../db/types.js';
+import { elide } from '../../lib/french.js';
 import type { Locale } from '../tenants/schemas.js';
 
 /** Why a participation mail is written: its registration, a change of its state, a move up the queue, or its event moved. */
@@ -34,13 +35,13 @@ export const NOTICE_WORDS: Record<Locale, NoticeWords> = {
         cancelled: 'cancelled',
       })[state],
     subject: (cause, firstname, event, state) =>
-      cause === 'moved' ? `${event}: new date or place` : cause === 'promoted' ? `${firstname} moved up from the waiting list: ${event}` : `${firstname}: ${state} – ${event}`,
+      `${firstname}: ${cause === 'moved' ? 'new date or place' : cause === 'promoted' ? 'moved up from the waiting list' : state} – ${event}`,
     intro: (cause, firstname, event) =>
       ({
         registered: `The registration of ${firstname} for ${event} has been received.`,
-        changed: `The participation of ${firstname} in ${event} has changed.`,
+        changed: `The registration of ${firstname} for ${event} has changed.`,
         promoted: `A place has become free: ${firstname} moved up from the waiting list and is accepted for ${event}.`,
-        moved: `${event} has a new date or place. This is how it stands now.`,
+        moved: `${event} has a new date or place. This is where the registration of ${firstname} stands now.`,
       })[cause],
     alsoMoved: 'The event also has a new date or place.',
     event: 'Event',
@@ -50,7 +51,7 @@ export const NOTICE_WORDS: Record<Locale, NoticeWords> = {
     stateLabel: 'State',
     colon: ': ',
     message: 'Message from the organisers:',
-    open: 'Open the app',
+    open: 'Open the event',
     footerSelf: (event) => `You receive this mail because you are registered for ${event}.`,
     footerGuardian: (firstname) => `You receive this mail as guardian of ${firstname}.`,
   },
@@ -64,13 +65,13 @@ export const NOTICE_WORDS: Record<Locale, NoticeWords> = {
         cancelled: 'abgemeldet',
       })[state],
     subject: (cause, firstname, event, state) =>
-      cause === 'moved' ? `${event}: neues Datum oder neuer Ort` : cause === 'promoted' ? `${firstname} ist von der Warteliste nachgerückt: ${event}` : `${firstname}: ${state} – ${event}`,
+      `${firstname}: ${cause === 'moved' ? 'neues Datum oder neuer Ort' : cause === 'promoted' ? 'von der Warteliste nachgerückt' : state} – ${event}`,
     intro: (cause, firstname, event) =>
       ({
         registered: `Die Anmeldung von ${firstname} für ${event} ist eingegangen.`,
-        changed: `Die Teilnahme von ${firstname} an ${event} hat sich geändert.`,
+        changed: `Die Anmeldung von ${firstname} für ${event} hat sich geändert.`,
         promoted: `Ein Platz ist frei geworden: ${firstname} ist von der Warteliste nachgerückt und für ${event} angenommen.`,
-        moved: `${event} hat ein neues Datum oder einen neuen Ort. So sieht es jetzt aus.`,
+        moved: `${event} hat ein neues Datum oder einen neuen Ort. So steht die Anmeldung von ${firstname} jetzt.`,
       })[cause],
     alsoMoved: 'Der Anlass hat zudem ein neues Datum oder einen neuen Ort.',
     event: 'Anlass',
@@ -80,43 +81,39 @@ export const NOTICE_WORDS: Record<Locale, NoticeWords> = {
     stateLabel: 'Status',
     colon: ': ',
     message: 'Nachricht der Leitung:',
-    open: 'App öffnen',
-    footerSelf: (event) => `Sie erhalten diese E-Mail, weil Sie für ${event} angemeldet sind.`,
-    footerGuardian: (firstname) => `Sie erhalten diese E-Mail als Erziehungsberechtigte/r von ${firstname}.`,
+    open: 'Anlass öffnen',
+    footerSelf: (event) => `Du erhältst diese E-Mail, weil du für ${event} angemeldet bist.`,
+    footerGuardian: (firstname) => `Du erhältst diese E-Mail, weil du für ${firstname} erziehungsberechtigt bist.`,
   },
   fr: {
     state: (state, place) =>
       ({
         accepted: 'accepté·e',
         pending: 'inscrit·e, en attente de décision',
-        waitlisted: place === null ? "sur la liste d'attente" : `sur la liste d'attente, place ${place}`,
+        waitlisted: place === null ? 'sur la liste d’attente' : `sur la liste d’attente, place ${place}`,
         rejected: 'non accepté·e',
-        cancelled: 'annulé·e',
+        cancelled: 'désinscrit·e',
       })[state],
     subject: (cause, firstname, event, state) =>
-      cause === 'moved'
-        ? `${event} : nouvelle date ou nouveau lieu`
-        : cause === 'promoted'
-          ? `${firstname} a quitté la liste d'attente : ${event}`
-          : `${firstname} : ${state} – ${event}`,
+      `${firstname} : ${cause === 'moved' ? 'nouvelle date ou nouveau lieu' : cause === 'promoted' ? 'une place s’est libérée' : state} – ${event}`,
     intro: (cause, firstname, event) =>
       ({
-        registered: `L'inscription de ${firstname} à ${event} a été reçue.`,
-        changed: `La participation de ${firstname} à ${event} a changé.`,
-        promoted: `Une place s'est libérée : ${firstname} a quitté la liste d'attente et est accepté·e pour ${event}.`,
-        moved: `${event} a une nouvelle date ou un nouveau lieu. Voici ce qu'il en est maintenant.`,
+        registered: `L’inscription ${elide('de', firstname)} à ${event} a bien été reçue.`,
+        changed: `L’inscription ${elide('de', firstname)} à ${event} a changé.`,
+        promoted: `Une place s’est libérée : ${firstname} quitte la liste d’attente et est accepté·e pour ${event}.`,
+        moved: `${event} a une nouvelle date ou un nouveau lieu. Voici où en est l’inscription ${elide('de', firstname)}.`,
       })[cause],
-    alsoMoved: "L'événement a aussi une nouvelle date ou un nouveau lieu.",
-    event: 'Événement',
+    alsoMoved: 'L’activité a aussi une nouvelle date ou un nouveau lieu.',
+    event: 'Activité',
     date: 'Date',
     place: 'Lieu',
     noPlace: 'non indiqué',
     stateLabel: 'Statut',
     colon: ' : ',
     message: 'Message des responsables :',
-    open: "Ouvrir l'application",
-    footerSelf: (event) => `Vous recevez ce message parce que vous êtes inscrit·e à ${event}.`,
-    footerGuardian: (firstname) => `Vous recevez ce message en tant que responsable légal·e de ${firstname}.`,
+    open: 'Ouvrir l’activité',
+    footerSelf: (event) => `Tu reçois ce message parce que tu es inscrit·e à ${event}.`,
+    footerGuardian: (firstname) => `Tu reçois ce message en tant que représentant·e légal·e ${elide('de', firstname)}.`,
   },
 };
 

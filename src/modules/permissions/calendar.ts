@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { keepReads } from '../../lib/kept-reads.js';
 import type { Day } from '../../lib/time.js';
 
 /**
@@ -48,18 +48,9 @@ export function dayIn(timeZone: string, moment: Date): Day {
 
 export function createTenantCalendar(zoneOf: ZoneReader, clock: () => Date = () => new Date()): TenantCalendar {
   // The read itself is kept, so that concurrent requests share it and forget() drops one under way.
-  const zones = new LRUCache<string, { zone: Promise<string> }>({ max: 10_000, ttl: ZONE_KEEP_MS });
+  const zones = keepReads((slug) => zoneOf(slug).then((zone) => zone ?? 'UTC'), ZONE_KEEP_MS);
   return {
-    async today(slug, now = clock()) {
-      let entry = zones.get(slug);
-      if (!entry) {
-        const read = { zone: zoneOf(slug).then((zone) => zone ?? 'UTC') };
-        zones.set(slug, read);
-        read.zone.catch(() => zones.get(slug) === read && zones.delete(slug));
-        entry = read;
-      }
-      return dayIn(await entry.zone, now);
-    },
-    forget: (slug) => void zones.delete(slug),
+    today: async (slug, now = clock()) => dayIn(await zones.get(slug), now),
+    forget: (slug) => zones.forget(slug),
   };
 }

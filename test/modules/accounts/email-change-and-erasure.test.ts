@@ -137,17 +137,32 @@ describe('accounts: e-mail changes, erasure, languages', () => {
     expect(shown.recipients).toEqual([{ person_id: null, name: '[erased]', email: null, state: 'failed', error: null }]);
   });
 
-  it('writes every mail in the tenant\'s language', async () => {
+  it('writes every mail in the tenant\'s language, with "du" in German and "tu" in French', async () => {
+    const tenantNames = { de: 'Verein de', fr: 'Éclaireurs fr' };
     const expected = {
-      de: { reset: 'Ein neues Passwort für Verein de', username: 'Dein Benutzername ist: de_user', invitation: 'lädt dich zu Verein de ein', notice: 'Deine E-Mail-Adresse bei Verein de wurde geändert' },
-      fr: { reset: 'Un nouveau mot de passe pour Verein fr', username: "Votre nom d'utilisateur est : fr_user", invitation: 'vous invite chez Verein fr', notice: 'Votre adresse e-mail chez Verein fr a été modifiée' },
+      de: {
+        reset: 'Ein neues Passwort für Verein de',
+        username: 'Dein Benutzername ist: de_user',
+        invitation: 'Élise Morel lädt dich zu Verein de ein',
+        invitationFooter: 'Du erhältst diese E-Mail, weil Élise Morel dich zu Verein de eingeladen hat.',
+        notice: 'Deine E-Mail-Adresse bei Verein de wurde geändert',
+        noticeBody: 'Élise Morel hat die E-Mail-Adresse geändert, die bei Verein de für dich gespeichert ist.',
+      },
+      fr: {
+        reset: 'Un nouveau mot de passe pour Éclaireurs fr',
+        username: 'Ton nom d’utilisateur est : fr_user',
+        invitation: 'Élise Morel t’invite à rejoindre Éclaireurs fr',
+        invitationFooter: 'Tu reçois ce message parce qu’Élise Morel t’a invité·e à rejoindre Éclaireurs fr.',
+        notice: 'Ton adresse e-mail chez Éclaireurs fr a été modifiée',
+        noticeBody: 'Les messages d’Éclaireurs fr n’arrivent plus à cette adresse.',
+      },
     };
     for (const locale of ['de', 'fr'] as const) {
       const tenant = `club-${locale}`;
       await m.t.addTenant(tenant);
-      await m.t.storage.registry.updateTable('tenants').set({ name: `Verein ${locale}`, locale }).where('slug', '=', tenant).execute();
+      await m.t.storage.registry.updateTable('tenants').set({ name: tenantNames[locale], locale }).where('slug', '=', tenant).execute();
       const admin = `${locale}_admin`;
-      await login(admin, 'admin', {}, tenant);
+      await login(admin, 'admin', { firstname: 'Élise', lastname: 'Morel' }, tenant);
       const user = `${locale}_user`;
       const userId = await login(user, null, { email: `${user}@example.com` }, tenant);
       await resetToken(`${user}@example.com`, 0, tenant);
@@ -157,9 +172,19 @@ describe('accounts: e-mail changes, erasure, languages', () => {
       expect(String(resetMail.parsed.html)).toContain(`<html lang="${locale}">`);
       const person = ok(await as(admin, tenant)('POST', '/people', { firstname: 'Ina', lastname: locale, email: `ina.${locale}@example.com`, membership: { group_id: await m.t.rootGroupId(tenant), role_type: 'member' } }), 201).person;
       ok(await as(admin, tenant)('POST', `/people/${person.id}/invitation`), 202);
-      expect((await nthMailTo(m.sink, `ina.${locale}@example.com`, 1)).parsed.subject).toContain(expected[locale].invitation);
+      const invitation = await nthMailTo(m.sink, `ina.${locale}@example.com`, 1);
+      expect(invitation.parsed.subject).toBe(expected[locale].invitation);
+      expect(invitation.parsed.text).toContain(expected[locale].invitationFooter);
       ok(await as(admin, tenant)('PATCH', `/people/${userId}`, { email: `${user}.new@example.com` }));
-      expect((await nthMailTo(m.sink, `${user}@example.com`, 2)).parsed.subject).toBe(expected[locale].notice);
+      const notice = await nthMailTo(m.sink, `${user}@example.com`, 2);
+      expect(notice.parsed.subject).toBe(expected[locale].notice);
+      expect(notice.parsed.text).toContain(expected[locale].noticeBody);
+      for (const mail of [resetMail, invitation, notice]) {
+        const text = `${mail.parsed.subject}\n${mail.parsed.text}`;
+        if (locale === 'de') expect(text).not.toMatch(/\b(?:Sie|Ihnen|Ihre?[mnrs]?)\b/);
+        // The typographic apostrophe only, and the informal "tu".
+        else expect(text).not.toMatch(/'|\b[Vv]ous\b|\b[Vv]otre\b|\bde [AEIOUÉ]/);
+      }
     }
   });
 });

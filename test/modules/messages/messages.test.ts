@@ -208,6 +208,9 @@ describe('messages', () => {
     await waitFor(() => sink.to('parent@example.com').some((m) => m.parsed.subject === 'Waiting'), 10_000);
     const mail = sink.to('parent@example.com').find((m) => m.parsed.subject === 'Waiting')!;
     expect(mail.parsed.text).toContain('as guardian of Charlie');
+    await waitFor(() => sink.to('member@example.com').some((m) => m.parsed.subject === 'Packing list'), 10_000);
+    const toMember = sink.to('member@example.com').find((m) => m.parsed.subject === 'Packing list')!;
+    expect(toMember.parsed.text).toContain('You receive this message because you are registered for Camp. Replies go to Regionleader Scout.');
     // Managers list the event's messages, newest first; others may not.
     const list = await w.call('regionleader', 'GET', `/messages?event_id=${event.id}`);
     expect(list.statusCode, list.body).toBe(200);
@@ -294,5 +297,35 @@ describe('messages', () => {
     expect(again.json()).toEqual(first.json());
     const stored = await w.t.storage.tenantDb('demo').selectFrom('messages').select('id').where('subject', '=', 'Retry').execute();
     expect(stored).toHaveLength(1);
+  });
+
+  it('says "du" in German and "tu" in French, eliding "de" before a vowel', async () => {
+    const unit = await group();
+    const unitName = `Unit ${groups}`;
+    await person(unit, 'Lena', 'Lang', { email: 'lena.lang@example.com' });
+    const anna = await person(unit, 'Anna', 'Kid');
+    await link(anna, await person(await group(), 'Olivia', 'Kid', { email: 'olivia@example.com' }));
+    /** The text of the mail to `address` with this subject, once it has arrived. */
+    const textOf = async (address: string, subject: string) => {
+      await waitFor(() => sink.to(address).some((m) => m.parsed.subject === subject), 10_000, 20);
+      return sink.to(address).find((m) => m.parsed.subject === subject)!.parsed.text ?? '';
+    };
+
+    await changeTenantSettings(w.t.storage, 'demo', { locale: 'de' });
+    await sent('admin', { subject: 'Abfahrt', body: 'Der Bus fährt um 8.', to: { group_id: unit } });
+    const german = [await textOf('lena.lang@example.com', 'Abfahrt'), await textOf('olivia@example.com', 'Abfahrt'), await textOf('admin@example.com', 'Abfahrt')];
+    expect(german[0]).toContain(`Du erhältst diese Nachricht als Mitglied von ${unitName}. Deine Antwort geht an Ada Admin.`);
+    expect(german[1]).toContain('Du erhältst diese Nachricht, weil du für Anna erziehungsberechtigt bist.');
+    expect(german[2]).toContain(`Dies ist eine Kopie deiner Nachricht an ${unitName}.`);
+    for (const text of german) expect(text).not.toMatch(/\b(?:Sie|Ihnen|Ihre?[mnrs]?)\b/);
+
+    await changeTenantSettings(w.t.storage, 'demo', { locale: 'fr' });
+    await sent('admin', { subject: 'Départ', body: 'Le bus part à 8 h.', to: { group_id: unit } });
+    const french = [await textOf('lena.lang@example.com', 'Départ'), await textOf('olivia@example.com', 'Départ'), await textOf('admin@example.com', 'Départ')];
+    expect(french[0]).toContain(`Tu reçois ce message en tant que membre d’${unitName}. Ta réponse parvient à Ada Admin.`);
+    expect(french[1]).toContain('Tu reçois ce message en tant que représentant·e légal·e d’Anna.');
+    expect(french[2]).toContain(`Voici une copie du message que tu as envoyé à ${unitName}.`);
+    for (const text of french) expect(text).not.toMatch(/'|\bde (?:Anna|Unit)\b|\b[Vv]ous\b|\b[Vv]otre\b/);
+    await changeTenantSettings(w.t.storage, 'demo', { locale: 'en' });
   });
 });

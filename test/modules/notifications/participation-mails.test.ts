@@ -9,6 +9,10 @@ import { transact } from '../../../src/recording/recorder.js';
 import { releasePlacesOf } from '../../../src/modules/participations/seats.js';
 import { tellStateNews, watchStates } from '../../../src/modules/participations/news.js';
 import { toDbTimestamp } from '../../../src/lib/time.js';
+import { NOTICE_WORDS } from '../../../src/modules/notifications/texts.js';
+
+/** The formal address a German mail never uses: "Sie", "Ihnen", "Ihr" and its forms. */
+const FORMAL_GERMAN = /\b(?:Sie|Ihnen|Ihre?[mnrs]?)\b/;
 
 /**
  * The mails the service writes on its own when a participation is created or changes state, or its
@@ -20,7 +24,7 @@ describe('participation notifications', () => {
 
   beforeAll(async () => {
     sink = await startSmtpSink();
-    const t = await buildTestApp({ SMTP_URL: sink.url });
+    const t = await buildTestApp({ SMTP_URL: sink.url, PUBLIC_URL: 'https://{tenant}.club.example.org' });
     await changeTenantSettings(t.storage, 'demo', { name: 'Pfadi Olten', timezone: 'Europe/Zurich' });
     w = await buildWorld(t);
     startTestMailWorker(t);
@@ -65,6 +69,10 @@ describe('participation notifications', () => {
     expect(parsed.text).toContain('State: accepted');
     expect(parsed.text).toContain('You receive this mail as guardian of Charlie.');
     expect(parsed.html).toContain('guardian of Charlie');
+    // The button and its plain-text link open the event's page, at the tenant's public address.
+    expect(parsed.text).toContain(`Open the event:\nhttps://demo.club.example.org/#/events/${event.id}\n`);
+    expect(parsed.html).toContain(`href="https://demo.club.example.org/#/events/${event.id}"`);
+    expect(String(parsed.html)).not.toMatch(/href="https:\/\/demo\.club\.example\.org\/?"/);
     // The child has no address: the guardian's mail is the only one.
     const rows = await w.t.storage.tenantDb('demo').selectFrom('mails').select(['kind', 'to_address']).execute();
     expect(rows).toEqual([{ kind: 'participation', to_address: 'parent@example.com' }]);
@@ -97,9 +105,9 @@ describe('participation notifications', () => {
     expect(cancelled.statusCode, cancelled.body).toBe(200);
     const confirmation = last(await mailsTo('fiona@example.com', 2));
     expect(confirmation.parsed.subject).toBe('Fiona: cancelled – Small camp');
-    expect(confirmation.parsed.text).toContain('The participation of Fiona in Small camp has changed.');
+    expect(confirmation.parsed.text).toContain('The registration of Fiona for Small camp has changed.');
     const promotion = last(await mailsTo('gus@example.com', 2));
-    expect(promotion.parsed.subject).toBe('Gus moved up from the waiting list: Small camp');
+    expect(promotion.parsed.subject).toBe('Gus: moved up from the waiting list – Small camp');
     expect(promotion.parsed.text).toContain('moved up from the waiting list and is accepted');
     expect(promotion.parsed.text).toContain('State: accepted');
   });
@@ -142,7 +150,7 @@ describe('participation notifications', () => {
     expect([sink.to('jana@example.com').length, sink.to('karl@example.com').length, sink.to('lea@example.com').length]).toEqual([2, 2, 2]);
     expect(last(jana).parsed.subject).toBe('Jana: cancelled – Called-off camp');
     expect(last(karl).parsed.subject).toBe('Karl: cancelled – Called-off camp');
-    expect(last(lea).parsed.subject).toBe('Lea moved up from the waiting list: Called-off camp');
+    expect(last(lea).parsed.subject).toBe('Lea: moved up from the waiting list – Called-off camp');
     for (const mail of [last(jana), last(karl), last(lea)]) {
       expect(mail.parsed.text).toContain('Message from the organisers:');
       expect(mail.parsed.text).toContain('The weather forecast is bad.');
@@ -164,7 +172,8 @@ describe('participation notifications', () => {
     const moved = await w.call('regionleader', 'PATCH', `/events/${event.id}`, { location: 'Lakeside', starts_at: '2031-07-19T07:00:00.000000Z', ends_at: '2031-07-20T15:00:00.000000Z' });
     expect(moved.statusCode, moved.body).toBe(200);
     const mia = last(await mailsTo('mia@example.com', 2));
-    expect(mia.parsed.subject).toBe('Moved camp: new date or place');
+    expect(mia.parsed.subject).toBe('Mia: new date or place – Moved camp');
+    expect(mia.parsed.text).toContain('This is where the registration of Mia stands now.');
     expect(mia.parsed.text).toContain('Place: Lakeside');
     expect(mia.parsed.text).toMatch(/Saturday, July 19, 2031/);
     expect(mia.parsed.text).toContain('State: accepted');
@@ -174,7 +183,7 @@ describe('participation notifications', () => {
     expect(sink.to('olga@example.com')).toHaveLength(2);
     // A raised capacity promotes, and says so.
     expect((await w.call('regionleader', 'PATCH', `/events/${event.id}`, { capacity: 2 })).statusCode).toBe(200);
-    expect(last(await mailsTo('noah@example.com', 3)).parsed.subject).toBe('Noah moved up from the waiting list: Moved camp');
+    expect(last(await mailsTo('noah@example.com', 3)).parsed.subject).toBe('Noah: moved up from the waiting list – Moved camp');
   });
 
   it('sends nothing to an address the SMTP server refused three times', async () => {
@@ -228,7 +237,7 @@ describe('participation notifications', () => {
     });
     w.t.app.mailHub.wake('demo');
     const subjects = (await mailsTo('uma@example.com', 4)).slice(2).map((mail) => mail.parsed.subject).sort();
-    expect(subjects).toEqual(['Uma moved up from the waiting list: First camp', 'Uma moved up from the waiting list: Second camp']);
+    expect(subjects).toEqual(['Uma: moved up from the waiting list – First camp', 'Uma: moved up from the waiting list – Second camp']);
   });
 
   it("writes in the tenant's language, with the language's date format", async () => {
@@ -241,13 +250,74 @@ describe('participation notifications', () => {
     expect(mail.parsed.subject).toBe('Sven: angenommen – Sommerlager');
     expect(mail.parsed.text).toContain('Datum: Samstag, 12. Juli 2031');
     expect(mail.parsed.text).toContain('Ort: Scout hut');
-    expect(mail.parsed.text).toContain('weil Sie für Sommerlager angemeldet sind');
+    expect(mail.parsed.text).toContain('Du erhältst diese E-Mail, weil du für Sommerlager angemeldet bist.');
     await changeTenantSettings(w.t.storage, 'demo', { locale: 'fr' });
     await w.call('regionleader', 'PATCH', `/events/${event.id}`, { location: 'Forêt' });
     const french = last(await mailsTo('sven@example.com', 2));
-    expect(french.parsed.subject).toBe('Sommerlager : nouvelle date ou nouveau lieu');
+    expect(french.parsed.subject).toBe('Sven : nouvelle date ou nouveau lieu – Sommerlager');
     expect(french.parsed.text).toContain('Date : samedi 12 juillet 2031');
     expect(french.parsed.text).toContain('Lieu : Forêt');
     await changeTenantSettings(w.t.storage, 'demo', { locale: 'en' });
+  });
+
+  it('says "du" in German and "tu" in French, with the typographic apostrophe and "d’" before a vowel', async () => {
+    const anna = await member('anna');
+    await w.call('admin', 'POST', `/people/${anna}/guardians`, { guardian_id: w.ids.outsider });
+    /** The mail to `address` with this subject, once it has arrived. */
+    const mailAbout = async (address: string, subject: string) => {
+      await waitFor(() => sink.to(address).some((mail) => mail.parsed.subject === subject), 10_000, 20);
+      const mail = sink.to(address).find((item) => item.parsed.subject === subject)!;
+      return { text: mail.parsed.text ?? '', html: String(mail.parsed.html) };
+    };
+
+    await changeTenantSettings(w.t.storage, 'demo', { locale: 'de' });
+    const event = await camp({ name: 'Herbstlager' });
+    const placed = await w.register('regionleader', event.id, { person_id: anna });
+    const own = await mailAbout('anna@example.com', 'Anna: angenommen – Herbstlager');
+    const guardian = await mailAbout('outsider@example.com', 'Anna: angenommen – Herbstlager');
+    expect(own.text).toContain('Du erhältst diese E-Mail, weil du für Herbstlager angemeldet bist.');
+    expect(guardian.text).toContain('Du erhältst diese E-Mail, weil du für Anna erziehungsberechtigt bist.');
+    expect(guardian.text).toContain(`Anlass öffnen:\nhttps://demo.club.example.org/#/events/${event.id}\n`);
+    for (const mail of [own, guardian]) {
+      expect(mail.text).not.toMatch(FORMAL_GERMAN);
+      expect(mail.html).not.toMatch(FORMAL_GERMAN);
+    }
+
+    await changeTenantSettings(w.t.storage, 'demo', { locale: 'fr' });
+    await w.call('regionleader', 'PATCH', `/events/${event.id}`, { location: 'Forêt' });
+    const moved = await mailAbout('outsider@example.com', 'Anna : nouvelle date ou nouveau lieu – Herbstlager');
+    expect(moved.text).toContain('Voici où en est l’inscription d’Anna.');
+    expect(moved.text).toContain('Tu reçois ce message en tant que représentant·e légal·e d’Anna.');
+    expect(moved.text).toContain(`Ouvrir l’activité :\nhttps://demo.club.example.org/#/events/${event.id}\n`);
+    expect((await mailAbout('anna@example.com', 'Anna : nouvelle date ou nouveau lieu – Herbstlager')).text).toContain('Tu reçois ce message parce que tu es inscrit·e à Herbstlager.');
+    await w.call('regionleader', 'PATCH', `/participations/${placed.id}`, { state: 'cancelled' });
+    const cancelled = await mailAbout('outsider@example.com', 'Anna : désinscrit·e – Herbstlager');
+    expect(cancelled.text).toContain('L’inscription d’Anna à Herbstlager a changé.');
+    expect(cancelled.text).toContain('Statut : désinscrit·e');
+    for (const mail of [moved, cancelled]) {
+      expect(mail.text).not.toMatch(/'|\bde Anna\b|\b[Vv]ous\b|\b[Vv]otre\b/);
+      expect(mail.html).not.toContain('&#39;');
+      expect(mail.html).toContain('légal·e d’Anna');
+    }
+    await changeTenantSettings(w.t.storage, 'demo', { locale: 'en' });
+  });
+
+  it('has no formal German and no straight apostrophe in French, whatever the cause and state', () => {
+    const causes = ['registered', 'changed', 'promoted', 'moved'] as const;
+    const states = ['accepted', 'pending', 'waitlisted', 'rejected', 'cancelled'] as const;
+    for (const locale of ['de', 'fr'] as const) {
+      const words = NOTICE_WORDS[locale];
+      const texts = [words.alsoMoved, words.message, words.open, words.footerSelf('Lager'), words.footerGuardian('Emma')];
+      for (const cause of causes) {
+        texts.push(words.intro(cause, 'Emma', 'Lager'));
+        for (const state of states) texts.push(words.subject(cause, 'Emma', 'Lager', words.state(state, 2)), words.state(state, null));
+      }
+      const all = texts.join('\n');
+      if (locale === 'de') expect(all).not.toMatch(FORMAL_GERMAN);
+      else {
+        expect(all).not.toMatch(/'|\bde Emma\b|\b[Vv]ous\b|\b[Vv]otre\b/);
+        expect(all).toContain('d’Emma');
+      }
+    }
   });
 });

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { elide } from '../../../src/lib/french.js';
+import { renderMail } from '../../../src/modules/mail/layout.js';
+
+describe('French in mails', () => {
+  it('elides "de", "que" and "le" before a vowel, a mute h and a "y" sounded as a vowel, with ’', () => {
+    expect(elide('de', 'Anna')).toBe('d’Anna');
+    expect(elide('de', 'Émile')).toBe('d’Émile');
+    expect(elide('de', 'Hélène')).toBe('d’Hélène');
+    expect(elide('de', 'Yves')).toBe('d’Yves');
+    expect(elide('que', 'Ola Berg')).toBe('qu’Ola Berg');
+    expect(elide('le', 'Atelier')).toBe('l’Atelier');
+    expect(elide('de', 'Mia')).toBe('de Mia');
+    expect(elide('de', 'Yann')).toBe('de Yann');
+    expect(elide('que', 'Lena Berg')).toBe('que Lena Berg');
+  });
+
+  it('sets a space before the colon after the button label in French plain text only', () => {
+    const content = { tenantName: 'Pfadi', heading: 'H', body: 'B', button: { label: 'Ouvrir l’activité', url: 'https://demo.example.org/#/events/1' }, footer: 'F' };
+    expect(renderMail({ ...content, locale: 'fr' }).text).toContain('Ouvrir l’activité :\nhttps://demo.example.org/#/events/1\n');
+    expect(renderMail({ ...content, locale: 'en', button: { ...content.button, label: 'Open the event' } }).text).toContain('Open the event:\nhttps://');
+  });
+});
