@@ -1,28 +1,30 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Field, FormErrors, useFirstErrorFocus, validationErrors, type FieldErrors } from '../components/field.js';
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { translateApiMessage, translateApiMessages } from '../i18n/api-messages.js';
-import { formatNumber, roleTypeLabel, type Words } from '../i18n/index.js';
-import { BODY_LIMIT, SUBJECT_LIMIT, messages, type GuardiansChoice, type Message, type MessageBody, type ParticipationState } from '../mail-api.js';
+import { formatNumber, roleTypeLabel } from '../i18n/index.js';
+import { BODY_LIMIT, SUBJECT_LIMIT, messages, type GuardiansChoice, type MessageBody, type ParticipationState } from '../mail-api.js';
 import { client, newKey, troubleOf } from '../session.js';
-import { MessageCounts } from './messages.js';
+import { GUARDIANS, guardiansWords, rolesWords } from './messages.js';
 
 export type Target = { groupId: number } | { eventId: number };
 
-/** The guardians' choices, worded for a group's members or an event's participants. */
-const GUARDIANS: readonly [GuardiansChoice, keyof Words, keyof Words][] = [
-  ['include', 'guardiansInclude', 'guardiansIncludeParticipants'],
-  ['only', 'guardiansOnly', 'guardiansOnlyParticipants'],
-  ['none', 'guardiansNone', 'guardiansNoneParticipants'],
-];
 const STATES: readonly ParticipationState[] = ['accepted', 'pending', 'waitlisted', 'rejected', 'cancelled'];
+
+/** A text's length as the API counts it: in Unicode code points (an emoji is one). */
+const lengthOf = (text: string) => [...text].length;
+
+/** How many the selection holds; `exact` is false when people holding several of the roles may be counted more than once. */
+type Selected = { count: number; exact: boolean };
 
 /**
  * "Write to the group" (its members, with subgroups, some roles) and "write to participants" (an
  * event's participations in some states), each with or without the guardians: a plain-text
- * message, sent after a question, and what became of it (recipients, queued, unreachable, failed).
+ * message, sent after a question that names exactly who gets it, then the message's own page.
  * A group's page reads nothing (the group is known since sign-in); an event's reads the event.
+ * Sending first counts the selection (a members total per chosen role, or the event's summary), so
+ * that a message to nobody is never sent and never counts against the sender's hourly limit.
  */
 export function ComposeMessagePage({ target }: { target: Target }) {
   const app = useApp();
@@ -37,50 +39,91 @@ export function ComposeMessagePage({ target }: { target: Target }) {
   const [states, setStates] = useState<ParticipationState[]>(['accepted']);
   const [guardians, setGuardians] = useState<GuardiansChoice>('include');
   const [errors, setErrors] = useState<FieldErrors>({});
+  const [nobody, setNobody] = useState<{ text: string } | null>(null);
   const [limit, setLimit] = useState<string | null>(null);
-  const [sent, setSent] = useState<Message | null>(null);
   const [busy, setBusy] = useState(false);
-  // One key per message written: a retry after a lost answer sends it once; a new message gets a new key.
+  // One key per try: a retry after a lost answer sends once. The service keeps a refusal (422, 429)
+  // under its key too, so after one the next try, edited or later, gets a new key.
   const [key, setKey] = useState(newKey);
   const form = useFirstErrorFocus(errors);
+  const nobodyRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (!nobody) return;
+    nobodyRef.current?.scrollIntoView({ block: 'center' });
+    nobodyRef.current?.focus({ preventScroll: true });
+  }, [nobody]);
 
   const group = 'groupId' in target ? session.access.groups.get(target.groupId) : event ? session.access.groups.get(event.group_id) : undefined;
   if ('eventId' in target && !event) return <p aria-busy="true">…</p>;
   if (!group || !session.access.atLeast(group.id, 'write')) return <p class="card">{words.nothing}</p>;
-  const targetName = event ? words.participantsOf(event.name) : below ? words.withSubgroups(group.name) : group.name;
   const back = event ? `#/events/${event.id}` : `#/groups/${group.id}`;
+
+  /** Members of the group (per chosen role: the API filters one role type at a time), or the event's participations in the states. */
+  const countSelected = async (): Promise<Selected | null> => {
+    if (event) {
+      if (states.length === 0) return { count: 0, exact: true };
+      const summary = dataOf(app, await client.events.summary(event.id))?.data.summary;
+      if (!summary) return null;
+      // The summary's `accepted` counts participants only; helpers and leaders are accepted too.
+      const inState = { ...summary, accepted: summary.accepted + summary.helpers + summary.leaders };
+      return { count: states.reduce((sum, state) => sum + inState[state], 0), exact: true };
+    }
+    const answers = await Promise.all(
+      (roles.length > 0 ? roles : [undefined]).map(async (role) =>
+        dataOf(app, await client.groups.members(group.id, { below, limit: 1, ...(role === undefined ? {} : { role_type: role }) })),
+      ),
+    );
+    const totals = answers.map((answer) => answer?.data.total);
+    if (totals.some((total) => total === undefined)) return null;
+    const counts = totals as number[];
+    return { count: counts.reduce((sum, total) => sum + total, 0), exact: counts.filter((total) => total > 0).length <= 1 };
+  };
+
+  /** Who gets it, one line each, as the question before sending names it. */
+  const whoGetsIt = (selected: Selected) => {
+    const count = formatNumber(selected.count, language);
+    const lines = event
+      ? [words.toTarget(words.participantsOf(event.name)), words.statesChosen(states.map((state) => words[state]).join(', ')), guardiansWords(guardians, true, words)]
+      : [words.toTarget(below ? words.withSubgroups(group.name) : group.name), words.rolesChosen(rolesWords(roles, app)), guardiansWords(guardians, false, words)];
+    if (selected.exact) lines.push(event ? words.participantsSelected(selected.count, count) : words.membersSelected(selected.count, count));
+    return lines.join('\n');
+  };
 
   const send = async (submitted: Event) => {
     submitted.preventDefault();
-    // Too long is said beside the field before anything is asked or sent: nothing typed is cut off.
-    const tooLong: FieldErrors = {};
-    if (subject.trim().length > SUBJECT_LIMIT) tooLong.subject = [`The subject field must not be greater than ${SUBJECT_LIMIT} characters.`];
-    if (body.length > BODY_LIMIT) tooLong.body = [`The body field must not be greater than ${BODY_LIMIT} characters.`];
-    if (Object.keys(tooLong).length > 0) return setErrors(tooLong);
-    if (!confirm(words.confirmSend(subject.trim(), targetName))) return;
+    if (busy) return;
+    // Said beside the field before anything is asked or sent, as the API would; nothing typed is cut off.
+    const trimmed = subject.trim();
+    const refused: FieldErrors = {};
+    if (trimmed === '') refused.subject = ['The subject field is required.'];
+    else if (lengthOf(trimmed) > SUBJECT_LIMIT) refused.subject = [`The subject field must not be greater than ${SUBJECT_LIMIT} characters.`];
+    if (body.trim() === '') refused.body = ['The body field is required.'];
+    else if (lengthOf(body) > BODY_LIMIT) refused.body = [`The body field must not be greater than ${BODY_LIMIT} characters.`];
+    setNobody(null);
+    setErrors(refused);
+    if (Object.keys(refused).length > 0) return;
     setBusy(true);
     setLimit(null);
     try {
+      const selected = await countSelected();
+      if (!selected) return;
+      if (selected.count === 0) return setNobody({ text: event ? words.nobodyInEvent : words.nobodyInGroup });
+      if (!confirm(words.confirmSend(trimmed, whoGetsIt(selected)))) return;
       const to: MessageBody['to'] = event
         ? { event_id: event.id, states, guardians }
         : { group_id: group.id, below, ...(roles.length > 0 ? { role_types: roles } : {}), guardians };
-      const result = await messages.send({ subject, body, to }, key);
-      if (result.data) {
-        setErrors({});
-        setSent(result.data.data.message);
-        setKey(newKey());
-        setSubject('');
-        setBody('');
-        return app.announce(words.messageSent);
-      }
+      const result = await messages.send({ subject: trimmed, body, to }, key);
+      // The message's own page, where its states change as the mails go out: no form left to send twice.
+      if (result.data) return app.announce(words.messageSent, `/messages/${result.data.data.message.id}`);
+      setKey(newKey());
       if (result.response.status === 429) {
         // The sender's hourly messages or the tenant's daily mail: the API's words, and when to try again.
         const answer = result.error as { message?: string; retry_after?: number } | undefined;
         const minutes = Math.max(1, Math.ceil((answer?.retry_after ?? Number(result.response.headers.get('retry-after') ?? 60)) / 60));
         return setLimit(`${translateApiMessage(answer?.message ?? 'Too Many Attempts.', language)} ${words.sendAgainIn(minutes)}`);
       }
-      const refused = validationErrors(result.response, result.error);
-      if (refused) setErrors(refused);
+      const invalid = validationErrors(result.response, result.error);
+      if (invalid) setErrors(invalid);
       else app.report(troubleOf(result.response, result.error));
     } finally {
       setBusy(false);
@@ -91,7 +134,7 @@ export function ComposeMessagePage({ target }: { target: Target }) {
 
   return (
     <>
-      <form class="card" ref={form} onSubmit={send} aria-labelledby="compose-title">
+      <form class="card" ref={form} onSubmit={send} aria-labelledby="compose-title" noValidate>
         <p class="muted">
           <a href={back}>{event ? event.name : group.name}</a>
         </p>
@@ -116,7 +159,7 @@ export function ComposeMessagePage({ target }: { target: Target }) {
             {words.messageTextHint}
           </span>
           <span id="message-body-count" class="muted hint" aria-live="polite">
-            {words.charactersUsed(formatNumber(body.length, language), formatNumber(BODY_LIMIT, language))}
+            {words.charactersUsed(formatNumber(lengthOf(body), language), formatNumber(BODY_LIMIT, language))}
           </span>
           {errors.body && (
             <span id="message-body-error" class="error">
@@ -124,8 +167,13 @@ export function ComposeMessagePage({ target }: { target: Target }) {
             </span>
           )}
         </div>
-        <fieldset class="group-of-fields">
+        <fieldset class="group-of-fields" aria-describedby={nobody ? 'who-gets-it-error' : undefined}>
           <legend>{words.whoGetsIt}</legend>
+          {nobody && (
+            <p id="who-gets-it-error" class="error" ref={nobodyRef} tabIndex={-1}>
+              {nobody.text}
+            </p>
+          )}
           {event ? (
             <fieldset class="group-of-fields">
               <legend>{words.statesLegend}</legend>
@@ -177,15 +225,6 @@ export function ComposeMessagePage({ target }: { target: Target }) {
           </button>
         </div>
       </form>
-      {sent && (
-        <section class="card" aria-labelledby="sent-title">
-          <h2 id="sent-title">{sent.subject}</h2>
-          <MessageCounts counts={sent.counts} />
-          <p>
-            <a href={`#/messages/${sent.id}`}>{words.openMessage}</a>
-          </p>
-        </section>
-      )}
     </>
   );
 }

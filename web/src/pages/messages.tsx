@@ -1,13 +1,33 @@
-import { useState } from 'preact/hooks';
-import { dataOf, useApp } from '../context.js';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { dataOf, useApp, type App } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { translateApiMessage } from '../i18n/api-messages.js';
-import { formatMoment, formatNumber, type Words } from '../i18n/index.js';
-import { messages, type Counts, type Message, type MessageState } from '../mail-api.js';
-import { client } from '../session.js';
+import { formatMoment, formatNumber, roleTypeLabel, type Words } from '../i18n/index.js';
+import { messages, type Counts, type GuardiansChoice, type Message, type MessageState, type Recipient } from '../mail-api.js';
+import { client, troubleOf } from '../session.js';
 
 /** Each state of a recipient in the reader's words. */
 export const STATE_WORDS: Record<MessageState, keyof Words> = { queued: 'mailQueued', sent: 'mailSent', failed: 'mailFailed', unreachable: 'mailUnreachable' };
+
+/** The guardians' choices, worded for a group's members or an event's participants. */
+export const GUARDIANS: readonly [GuardiansChoice, keyof Words, keyof Words][] = [
+  ['include', 'guardiansInclude', 'guardiansIncludeParticipants'],
+  ['only', 'guardiansOnly', 'guardiansOnlyParticipants'],
+  ['none', 'guardiansNone', 'guardiansNoneParticipants'],
+];
+
+/** The guardians choice in the reader's words, for a group's members or an event's participants. */
+export function guardiansWords(choice: GuardiansChoice, ofEvent: boolean, words: Words): string {
+  const [, ofMembers, ofParticipants] = GUARDIANS.find(([each]) => each === choice)!;
+  return words[ofEvent ? ofParticipants : ofMembers] as string;
+}
+
+/** The chosen role types in the reader's language (a key the tenant no longer has, as it is). */
+export function rolesWords(keys: readonly string[] | null, app: Pick<App, 'words' | 'language' | 'session'>): string {
+  if (!keys || keys.length === 0) return app.words.everyRole;
+  return keys.map((key) => roleTypeLabel(app.session.roleTypes.find((role) => role.key === key) ?? { key, label: key }, app.language)).join(', ');
+}
 
 /** What became of a message: how many it reached, and how. */
 export function MessageCounts({ counts }: { counts: Counts }) {
@@ -31,14 +51,37 @@ export function MessageCounts({ counts }: { counts: Counts }) {
   );
 }
 
-/** Whom a message went to, as the reader knows it: the group's name, or the event. */
-function Recipients({ message }: { message: Message }) {
-  const { words, session } = useApp();
+/**
+ * Whom a message went to, as the question before sending named it: the group (with subgroups), the
+ * roles and the guardians choice; or the event (by name when it could be read), the states and the
+ * guardians choice.
+ */
+function Recipients({ message, eventName }: { message: Message; eventName: string | null }) {
+  const app = useApp();
+  const { words, session } = app;
   const { to } = message;
-  if ('event_id' in to) return <a href={`#/events/${to.event_id}`}>{words.anEvent}</a>;
-  const name = session.access.groups.get(to.group_id)?.name;
-  if (!name) return <>{words.aGroup}</>;
-  return <a href={`#/groups/${to.group_id}`}>{to.below ? words.withSubgroups(name) : name}</a>;
+  const groupName = 'group_id' in to ? session.access.groups.get(to.group_id)?.name : undefined;
+  const [target, chosen, guardians]: [ComponentChildren, string, string] =
+    'event_id' in to
+      ? [
+          <a href={`#/events/${to.event_id}`}>{eventName ?? words.anEvent}</a>,
+          words.statesChosen(to.states.map((state) => words[state]).join(', ')),
+          guardiansWords(to.guardians, true, words),
+        ]
+      : [
+          groupName ? <a href={`#/groups/${to.group_id}`}>{to.below ? words.withSubgroups(groupName) : groupName}</a> : words.aGroup,
+          words.rolesChosen(rolesWords(to.role_types, app)),
+          guardiansWords(to.guardians, false, words),
+        ];
+  return (
+    <>
+      <span>{target}</span>
+      <br />
+      <span>{chosen}</span>
+      <br />
+      <span>{guardians}</span>
+    </>
+  );
 }
 
 /** A bare http(s) address in a message's text as a link, as in its mail; everything else as text (never markup). */
@@ -123,11 +166,51 @@ export function MessagesPage({ of }: { of: { groupId?: number; eventId?: number 
   );
 }
 
-/** A sent message: what it said, who sent it when, to whom, and each recipient's state (one read). */
+/** While any recipient is still queued, the page reads the message again after these pauses (ms), then leaves it to "Refresh". */
+const REREAD_AFTER_MS = [3_000, 6_000, 12_000, 24_000, 48_000];
+
+type FullMessage = Message & { recipients: Recipient[] };
+
+/**
+ * A sent message: what it said, who sent it when, to whom, and each recipient's state: one read,
+ * and one more for an event's name. While mails are queued it reads the message again a few times,
+ * further and further apart; "Refresh" reads it on demand (never the event again).
+ */
 export function MessagePage({ id }: { id: number }) {
   const app = useApp();
   const { words, language, session } = app;
-  const [message] = useLoad(async () => dataOf(app, await messages.get(id))?.data.message ?? null, [id]);
+  const [first] = useLoad(async () => dataOf(app, await messages.get(id))?.data.message ?? null, [id]);
+  const [fresh, setFresh] = useState<FullMessage | null>(null);
+  const [reading, setReading] = useState(false);
+  const [rereads, setRereads] = useState(0);
+  const message = fresh ?? first;
+  const eventId = message && 'event_id' in message.to ? message.to.event_id : null;
+  const [eventName] = useLoad(async () => {
+    if (eventId === null) return null;
+    const result = await client.events.get(eventId);
+    if (result.data) return result.data.data.event.name;
+    // An event the reader no longer sees (or one deleted) is named "an event"; anything else is reported.
+    if (result.response.status !== 404 && result.response.status !== 403) app.report(troubleOf(result.response, result.error));
+    return null;
+  }, [eventId]);
+  const reread = async () => {
+    setReading(true);
+    try {
+      const answer = dataOf(app, await messages.get(id));
+      if (answer) setFresh(answer.data.message);
+    } finally {
+      setReading(false);
+    }
+  };
+  const queued = message ? message.counts.queued > 0 : false;
+  useEffect(() => {
+    if (!queued || rereads >= REREAD_AFTER_MS.length) return;
+    const timer = setTimeout(() => {
+      setRereads((count) => count + 1);
+      void reread();
+    }, REREAD_AFTER_MS[rereads]);
+    return () => clearTimeout(timer);
+  }, [queued, rereads]);
   if (!message) return <p aria-busy="true">…</p>;
   return (
     <>
@@ -142,13 +225,21 @@ export function MessagePage({ id }: { id: number }) {
           <dd>{formatMoment(message.created_at, language, session.timeZone)}</dd>
           <dt>{words.recipientsTo}</dt>
           <dd>
-            <Recipients message={message} />
+            <Recipients message={message} eventName={eventName} />
           </dd>
         </dl>
         <div class="message-body">
           <Linked text={message.body} />
         </div>
-        <MessageCounts counts={message.counts} />
+        <div aria-live="polite">
+          <MessageCounts counts={message.counts} />
+        </div>
+        {queued && rereads < REREAD_AFTER_MS.length && <p class="muted hint">{words.stillQueued}</p>}
+        <div class="actions">
+          <button type="button" class="secondary-dark" disabled={reading} onClick={() => void reread()}>
+            {words.refresh}
+          </button>
+        </div>
       </section>
       <section class="card">
         <h2 id="recipients-title">{words.recipients}</h2>

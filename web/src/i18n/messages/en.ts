@@ -21,10 +21,18 @@ export const messageWordsEn = {
   guardiansOnlyParticipants: 'Only the guardians of the participants',
   guardiansNoneParticipants: 'Only the participants, no guardians',
   sendMessage: 'Send',
-  confirmSend: (subject: string, target: string) => `Send “${subject}” to ${target}? A message cannot be called back.`,
+  /** `who`: one line each for the target, the roles or states, the guardians choice and how many are selected. */
+  confirmSend: (subject: string, who: string) => `Send “${subject}”?\n\n${who}\n\nA message cannot be called back.`,
+  toTarget: (target: string) => `To: ${target}`,
+  rolesChosen: (roles: string) => `Roles: ${roles}`,
+  everyRole: 'Every role',
+  statesChosen: (states: string) => `Participants who are: ${states}`,
+  membersSelected: (count: number, shown: string) => (count === 1 ? '1 member selected.' : `${shown} members selected.`),
+  participantsSelected: (count: number, shown: string) => (count === 1 ? '1 participant selected.' : `${shown} participants selected.`),
+  nobodyInGroup: 'No member matches this choice, so the message would reach no one. Choose other roles, or include the subgroups.',
+  nobodyInEvent: 'No participant is in the chosen states, so the message would reach no one. Choose other states.',
   messageSent: 'Message sent.',
   sendAgainIn: (minutes: number) => (minutes === 1 ? 'You can send again in 1 minute.' : `You can send again in ${minutes} minutes.`),
-  openMessage: 'Open the message',
   // Sent messages.
   sentMessages: 'Sent messages',
   myMessages: 'My messages',
@@ -42,6 +50,8 @@ export const messageWordsEn = {
   mailUnreachable: 'No e-mail address',
   refusal: 'Error',
   senderGone: '(erased)',
+  refresh: 'Refresh',
+  stillQueued: 'Some mails are still waiting to be sent: this page looks again by itself for a minute or two.',
 };
 
 export type MessageWords = typeof messageWordsEn;

@@ -1,3 +1,4 @@
+import { withDe } from '../people/fr.js';
 import type { MessageWords } from './en.js';
 
 /** The words of the pages about messages, in French. */
@@ -5,7 +6,7 @@ export const messageWordsFr: MessageWords = {
   writeToGroup: 'Écrire au groupe',
   writeToParticipants: 'Écrire aux participant·e·s',
   writeTo: (target: string) => `Écrire à ${target}`,
-  participantsOf: (event: string) => `les participant·e·s de ${event}`,
+  participantsOf: (event: string) => `les participant·e·s ${withDe(event)}`,
   subject: 'Objet',
   messageText: 'Texte du message',
   messageTextHint: 'Texte simple. Une ligne vide commence un nouveau paragraphe ; les adresses web deviennent des liens.',
@@ -22,10 +23,17 @@ export const messageWordsFr: MessageWords = {
   guardiansOnlyParticipants: 'Seulement les représentants légaux des participant·e·s',
   guardiansNoneParticipants: 'Seulement les participant·e·s, sans représentants légaux',
   sendMessage: 'Envoyer',
-  confirmSend: (subject: string, target: string) => `Envoyer « ${subject} » à ${target} ? Un message ne peut pas être rappelé.`,
+  confirmSend: (subject: string, who: string) => `Envoyer « ${subject} » ?\n\n${who}\n\nUn message ne peut pas être rappelé.`,
+  toTarget: (target: string) => `À : ${target}`,
+  rolesChosen: (roles: string) => `Rôles : ${roles}`,
+  everyRole: 'Tous les rôles',
+  statesChosen: (states: string) => `Participant·e·s au statut : ${states}`,
+  membersSelected: (count: number, shown: string) => (count === 1 ? '1 membre sélectionné·e.' : `${shown} membres sélectionné·e·s.`),
+  participantsSelected: (count: number, shown: string) => (count === 1 ? '1 participant·e sélectionné·e.' : `${shown} participant·e·s sélectionné·e·s.`),
+  nobodyInGroup: 'Aucun membre ne correspond à ce choix : le message n’atteindrait personne. Choisis d’autres rôles, ou inclus les sous-groupes.',
+  nobodyInEvent: 'Aucun·e participant·e n’a l’un des statuts choisis : le message n’atteindrait personne. Choisis d’autres statuts.',
   messageSent: 'Message envoyé.',
   sendAgainIn: (minutes: number) => (minutes === 1 ? 'Tu pourras de nouveau envoyer dans 1 minute.' : `Tu pourras de nouveau envoyer dans ${minutes} minutes.`),
-  openMessage: 'Ouvrir le message',
   sentMessages: 'Messages envoyés',
   myMessages: 'Mes messages',
   noMessages: 'Aucun message envoyé pour l’instant.',
@@ -42,4 +50,6 @@ export const messageWordsFr: MessageWords = {
   mailUnreachable: 'Pas d’adresse e-mail',
   refusal: 'Erreur',
   senderGone: '(effacé)',
+  refresh: 'Actualiser',
+  stillQueued: 'Certains e-mails attendent encore d’être envoyés : cette page vérifie d’elle-même pendant une minute ou deux.',
 };
