@@ -9,7 +9,7 @@ import { browserAvailable, launchChromium } from '../helpers/browser.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../helpers/smtp-sink.js';
 import { waitFor } from '../helpers/wait.js';
 import { startWebServer, type WebServer } from '../helpers/web-server.js';
-import { check, LANGUAGES, messageBeside, named, nextQuestion, serverLogOnFailure, signIn as signInAs, visit, type Journey } from '../helpers/web-journey.js';
+import { check, messageBeside, named, nextQuestion, openSignedOut, serverLogOnFailure, signIn as signInAs, view, visit, type Journey } from '../helpers/web-journey.js';
 
 const ZONE = 'Europe/Zurich';
 const PASSWORD = 'a password for the camp';
@@ -88,37 +88,8 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
     await sink?.close();
   });
 
-  /** A browser that is not signed in, at `url`, with the same bookkeeping as a signed-in journey. */
-  async function openSignedOut(url: string, language: Language, width: number, name: string): Promise<Journey & { everyRequest: Request[] }> {
-    const { locale, words } = LANGUAGES[language];
-    const context = await browser.newContext({ viewport: { width, height: 800 }, locale, timezoneId: ZONE });
-    const page = await context.newPage();
-    const requests: Request[] = [];
-    const everyRequest: Request[] = [];
-    const found: string[] = [];
-    let open = 0;
-    page.on('pageerror', (error) => found.push(`script error: ${error.message}`));
-    page.on('request', (request) => {
-      everyRequest.push(request);
-      const { pathname } = new URL(request.url());
-      if (!pathname.startsWith('/api/')) return;
-      open += 1;
-      if (pathname !== '/api/csrf-cookie') requests.push(request);
-    });
-    const done = (request: Request) => {
-      if (new URL(request.url()).pathname.startsWith('/api/')) open -= 1;
-    };
-    page.on('requestfinished', done);
-    page.on('requestfailed', done);
-    const settled = async () => {
-      for (let quiet = 0; quiet < 3; ) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        quiet = open === 0 ? quiet + 1 : 0;
-      }
-    };
-    await page.goto(url);
-    return { page, words, language, width, name: `mail-${name}`, requests, everyRequest, found, settled, close: () => context.close() };
-  }
+  /** A browser that is not signed in, at `url` (a mail's link, or the login page). */
+  const signedOut = (url: string, language: Language, width: number, name: string) => openSignedOut(url, { browser, language, width, timeZone: ZONE, name: `mail-${name}` });
 
   /** The token of a link appears in no request the page made (address or referrer), and no longer in the address bar. */
   async function expectTokenGone(journey: Journey & { everyRequest: Request[] }, link: string) {
@@ -144,6 +115,27 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
     expect(page.headers.get('referrer-policy')).toBe('same-origin');
   });
 
+  it('answers a reset with the token alone on `token` alone when the link is dead, else on the password, leaving the link usable', async () => {
+    const reset = async (body: object) => {
+      const response = await fetch(`${web.base}/api/password/reset`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+      return { status: response.status, errors: ((await response.json()) as { errors?: Record<string, string[]> }).errors };
+    };
+    const email = 'probe@example.org';
+    await api('POST', '/people', { firstname: 'Pia', lastname: 'Probe', email, username: 'pia', password: PASSWORD, membership: { group_id: ids.troop, role_type: 'member' } });
+    await fetch(`${web.base}/api/password/forgot`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ email }) });
+    const token = linkIn(await mailTo(email, 1), 'reset').split('=').pop()!;
+    for (let probe = 0; probe < 2; probe++) {
+      const live = await reset({ token });
+      expect(live.status).toBe(422);
+      expect(Object.keys(live.errors ?? {})).toContain('password');
+      expect(live.errors).not.toHaveProperty('token');
+    }
+    expect((await reset({ token, password: 'the probe password', password_confirmation: 'the probe password' })).status).toBe(200);
+    for (const dead of [token, 'x'.repeat(43)]) {
+      expect(await reset({ token: dead })).toEqual({ status: 422, errors: { token: ['The reset link is invalid or has expired.'] } });
+    }
+  }, 60_000);
+
   it('leads from "forgot your password?" through the mailed link to a new password, signed in', async () => {
     serverLogOnFailure(web);
     const cases = [
@@ -155,7 +147,7 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
       const username = `rosa-${language}`;
       const email = `rosa.${language}@example.org`;
       await api('POST', '/people', { firstname: 'Rosa', lastname: 'Rot', email, username, password: PASSWORD, membership: { group_id: ids.troop, role_type: 'member' } });
-      const visitor = await openSignedOut(`${web.base}/`, language, width, 'forgot');
+      const visitor = await signedOut(`${web.base}/`, language, width, 'forgot');
       const { page, words } = visitor;
       await page.getByRole('link', { name: words.forgotPassword, exact: true }).click();
       await page.getByRole('heading', { level: 1, name: words.forgotTitle }).waitFor();
@@ -168,32 +160,37 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
 
       // The mail's link, followed in a new browser: the fragment goes before any request.
       const link = linkIn(await mailTo(email, 1), 'reset');
-      const reader = await openSignedOut(link, language, width, 'reset');
-      await reader.page.getByRole('heading', { level: 1, name: reader.words.resetTitle }).waitFor();
+      const reader = await signedOut(link, language, width, 'reset');
+      await reader.page.getByLabel(reader.words.newPassword, { exact: true }).waitFor();
       await expectTokenGone(reader, link);
-      expect(reader.requests).toEqual([]);
+      // The link was checked before the form showed: the reset with the token alone, which leaves it unused.
+      expect(named(reader.requests)).toEqual(['POST /api/password/reset']);
       await check(reader, 'set a new password');
       await reader.page.getByLabel(reader.words.newPassword, { exact: true }).fill('a new password for the camp');
       await reader.page.getByLabel(reader.words.repeatPassword, { exact: true }).fill('not the same password');
       await reader.page.getByRole('button', { name: reader.words.setNewPassword, exact: true }).click();
-      await expect
-        .poll(async () => `${await messageBeside(reader.page, reader.words.newPassword)} ${await messageBeside(reader.page, reader.words.repeatPassword)}`)
-        .toContain(translateApiMessage('The password field confirmation does not match.', language));
+      // The mismatch is said under the repetition, where it was typed, not under the first password.
+      const mismatch = translateApiMessage('The password field confirmation does not match.', language);
+      await expect.poll(() => messageBeside(reader.page, reader.words.repeatPassword)).toContain(mismatch);
+      expect(await messageBeside(reader.page, reader.words.newPassword)).not.toContain(mismatch);
       await check(reader, 'set a new password, refused');
       await reader.page.getByLabel(reader.words.repeatPassword, { exact: true }).fill('a new password for the camp');
       await reader.page.getByRole('button', { name: reader.words.setNewPassword, exact: true }).click();
       await reader.page.getByRole('heading', { name: reader.words.nextForUs }).waitFor();
+      await reader.page.getByRole('status').filter({ hasText: reader.words.passwordSet }).waitFor();
+      await check(reader, 'password set');
       expect(await signInWithPassword(username, 'a new password for the camp')).toBe(200);
       expect(await signInWithPassword(username, PASSWORD)).toBe(401);
       expect(reader.found).toEqual([]);
       await reader.close();
 
-      // Used once: the link now says why not, and offers a new one.
-      const again = await openSignedOut(link, language, width, 'reset-used');
-      await again.page.getByLabel(again.words.newPassword, { exact: true }).fill('yet another password');
-      await again.page.getByLabel(again.words.repeatPassword, { exact: true }).fill('yet another password');
-      await again.page.getByRole('button', { name: again.words.setNewPassword, exact: true }).click();
+      // Used once: the link says so at once, with no form to fill in, and offers a new one.
+      const again = await signedOut(link, language, width, 'reset-used');
       await again.page.getByRole('alert').filter({ hasText: translateApiMessage('The reset link is invalid or has expired.', language) }).waitFor();
+      await again.page.getByRole('heading', { level: 1, name: again.words.resetTitle }).waitFor();
+      expect(await again.page.getByLabel(again.words.newPassword, { exact: true }).count()).toBe(0);
+      expect(await again.page.getByRole('button', { name: again.words.setNewPassword, exact: true }).count()).toBe(0);
+      await expectTokenGone(again, link);
       await check(again, 'set a new password, link used');
       await again.page.getByRole('button', { name: again.words.requestNewLink, exact: true }).click();
       await again.page.getByRole('heading', { level: 1, name: again.words.forgotTitle }).waitFor();
@@ -218,7 +215,8 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
       await check(leader, 'a person without login');
       const asked = nextQuestion(page, true);
       await page.getByRole('button', { name: words.inviteByEmail, exact: true }).click();
-      await expect(asked).resolves.toBe(words.confirmInvite(`Nina Neu ${language}`, email));
+      // The API cannot say whether an earlier invitation is open: the question says what happens to its link.
+      await expect(asked).resolves.toBe(`${words.confirmInvite(`Nina Neu ${language}`, email)} ${words.earlierInvitationStops}`);
       await page.getByRole('status').filter({ hasText: email }).waitFor();
       await check(leader, 'a person invited');
       expect(leader.found).toEqual([]);
@@ -229,7 +227,7 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
         await screenshotMail(mail, 'mail-invitation.png');
       }
       const link = linkIn(mail, 'invitation');
-      const invited = await openSignedOut(link, language, width, 'invitation');
+      const invited = await signedOut(link, language, width, 'invitation');
       const other = invited.words;
       await invited.page.getByText(other.areYou(`Nina Neu ${language}`)).waitFor();
       await expectTokenGone(invited, link);
@@ -242,6 +240,12 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
       // A username taken already: the API's message beside the field.
       await invited.page.getByLabel(other.username, { exact: true }).fill('lea');
       await invited.page.getByLabel(other.password, { exact: true }).fill('nina password 1234');
+      await invited.page.getByLabel(other.repeatPassword, { exact: true }).fill('nina password 123');
+      await invited.page.getByRole('button', { name: other.createMyLogin, exact: true }).click();
+      // A repetition that differs: said under the repetition, not under the first password.
+      const mismatch = translateApiMessage('The password field confirmation does not match.', language);
+      await expect.poll(() => messageBeside(invited.page, other.repeatPassword)).toContain(mismatch);
+      expect(await messageBeside(invited.page, other.password)).toBeNull();
       await invited.page.getByLabel(other.repeatPassword, { exact: true }).fill('nina password 1234');
       await invited.page.getByRole('button', { name: other.createMyLogin, exact: true }).click();
       await expect.poll(() => messageBeside(invited.page, other.username)).toContain(translateApiMessage('The username has already been taken.', language));
@@ -259,7 +263,7 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
   it('says why an invitation link is refused, and removes it from the address too', async () => {
     serverLogOnFailure(web);
     const link = `${web.base}/#invitation=${'x'.repeat(43)}`;
-    const visitor = await openSignedOut(link, 'en', 360, 'invitation-refused');
+    const visitor = await signedOut(link, 'en', 360, 'invitation-refused');
     await visitor.page.getByRole('alert').filter({ hasText: 'The invitation is invalid or has expired.' }).waitFor();
     await expectTokenGone(visitor, link);
     expect(named(visitor.requests)).toEqual(['POST /api/invitation/check']);
@@ -340,18 +344,26 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
       const asked = nextQuestion(page, true);
       await page.getByRole('button', { name: words.sendMessage, exact: true }).click();
       await asked;
-      await page.getByRole('link', { name: words.openMessage, exact: true }).waitFor();
+      // Sent: the app lands on the message's own page, where the confirmation is announced.
+      await page.getByRole('status').filter({ hasText: words.messageSent }).waitFor();
+      await page.getByRole('heading', { level: 1, name: subject, exact: true }).waitFor();
+      const sent = (await api('GET', target === 'group' ? `/messages?group_id=${ids.troop}` : `/messages?event_id=${ids.event}`)).data.messages[0];
+      expect(await page.evaluate(() => location.hash)).toBe(`#/messages/${sent.id}`);
       await check(leader, `written to the ${target}`);
 
       // The families receive it: the adult member, and the child's guardian (the child has no address).
-      const sent = (await api('GET', target === 'group' ? `/messages?group_id=${ids.troop}` : `/messages?event_id=${ids.event}`)).data.messages[0];
       expect(sent).toMatchObject({ subject, body });
       for (const address of ['max@example.org', 'paula@example.org']) await waitFor(() => sink.to(address).some((mail) => mail.parsed.subject === subject), 15_000, 50);
       if (index === 0) await screenshotMail(sink.to('paula@example.org').find((mail) => mail.parsed.subject === subject)!, 'mail-message.png');
       await waitFor(async () => (await api('GET', `/messages/${sent.id}`)).data.message.counts.queued === 0, 15_000, 100);
 
-      // The message page: one read, each recipient with their state in the reader's words.
-      expect(await visit(leader, `/messages/${sent.id}`, subject)).toEqual([`GET /api/messages/${sent.id}`]);
+      // The list of sent messages: of the group (or event), and the reader's own from the bar.
+      await visit(leader, target === 'group' ? `/groups/${ids.troop}/messages` : `/events/${ids.event}/messages`, words.sentMessages);
+      await check(leader, 'sent messages');
+
+      // The message page, opened from the list: the message (and an event's name), each recipient with their state in the reader's words.
+      const reads = [`GET /api/messages/${sent.id}`, ...(target === 'event' ? [`GET /api/events/${ids.event}`] : [])].sort();
+      expect(await view(leader, () => page.getByRole('link', { name: subject, exact: true }).click(), subject)).toEqual(reads);
       const message = (await api('GET', `/messages/${sent.id}`)).data.message;
       const rows = page.getByRole('region', { name: words.recipients }).getByRole('row');
       await expect(rows.count()).resolves.toBe(message.recipients.length + 1);
@@ -361,11 +373,6 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
       }
       await page.getByRole('link', { name: 'https://example.org/lager', exact: true }).waitFor();
       await check(leader, 'a sent message');
-
-      // The list of sent messages: of the group (or event), and the reader's own from the bar.
-      await visit(leader, target === 'group' ? `/groups/${ids.troop}/messages` : `/events/${ids.event}/messages`, words.sentMessages);
-      await page.getByRole('link', { name: subject, exact: true }).waitFor();
-      await check(leader, 'sent messages');
       await leader.page.getByRole('navigation').getByRole('link', { name: words.myMessages, exact: true }).click();
       await page.getByRole('heading', { level: 1, name: words.myMessages }).waitFor();
       await page.getByRole('link', { name: subject, exact: true }).waitFor();

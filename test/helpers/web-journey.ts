@@ -49,16 +49,18 @@ export interface Journey {
   close(): Promise<void>;
 }
 
-/** Signs in through the login page and waits for the first screen (the home page) with its requests answered. */
-export async function signIn(options: JourneyOptions): Promise<Journey> {
-  const { locale, words } = LANGUAGES[options.language];
+/** A new browser page with the bookkeeping of a journey: its API requests, its script errors, and when it is quiet. */
+async function newJourneyPage(options: Pick<JourneyOptions, 'browser' | 'language' | 'width' | 'timeZone'>) {
+  const { locale } = LANGUAGES[options.language];
   const context = await options.browser.newContext({ viewport: { width: options.width, height: 800 }, locale, timezoneId: options.timeZone });
   const page = await context.newPage();
   const requests: Request[] = [];
+  const everyRequest: Request[] = [];
   const found: string[] = [];
   let open = 0;
   page.on('pageerror', (error) => found.push(`script error: ${error.message}`));
   page.on('request', (request) => {
+    everyRequest.push(request);
     const { pathname } = new URL(request.url());
     if (!pathname.startsWith('/api/')) return;
     open += 1;
@@ -76,13 +78,31 @@ export async function signIn(options: JourneyOptions): Promise<Journey> {
       quiet = open === 0 ? quiet + 1 : 0;
     }
   };
+  return { page, requests, everyRequest, found, settled, close: () => context.close() };
+}
+
+/** Signs in through the login page and waits for the first screen (the home page) with its requests answered. */
+export async function signIn(options: JourneyOptions): Promise<Journey> {
+  const { words } = LANGUAGES[options.language];
+  const { everyRequest: _everyRequest, ...tracked } = await newJourneyPage(options);
+  const { page } = tracked;
   await page.goto(`${options.web.base}/`);
   await page.getByLabel(words.username).fill(options.username);
   await page.getByLabel(words.password).fill(options.password);
   await page.getByRole('button', { name: words.login }).click();
   await page.getByRole('heading', { name: words.nextForUs }).waitFor();
-  await settled();
-  return { page, words, language: options.language, width: options.width, name: options.name, requests, found, settled, close: () => context.close() };
+  await tracked.settled();
+  return { ...tracked, words, language: options.language, width: options.width, name: options.name };
+}
+
+/**
+ * A browser that is not signed in, opened at `url` (e.g. a mail's link), with the same bookkeeping
+ * as a signed-in journey; `everyRequest` holds every request of the page, not only the API's.
+ */
+export async function openSignedOut(url: string, options: Omit<JourneyOptions, 'web' | 'username' | 'password'>): Promise<Journey & { everyRequest: Request[] }> {
+  const tracked = await newJourneyPage(options);
+  await tracked.page.goto(url);
+  return { ...tracked, words: LANGUAGES[options.language].words, language: options.language, width: options.width, name: options.name };
 }
 
 /** Requests as "METHOD /path" (without the query), sorted. */

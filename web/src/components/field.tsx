@@ -1,6 +1,7 @@
-import { useEffect, useId, useRef } from 'preact/hooks';
-import { useApp } from '../context.js';
+import { useContext, useEffect, useId, useRef } from 'preact/hooks';
+import { AppContext, useApp } from '../context.js';
 import { translateApiMessages } from '../i18n/api-messages.js';
+import type { Language } from '../i18n/index.js';
 import { troubleOf, type Trouble } from '../session.js';
 
 /** A 422's `errors`: the API's messages by field, kept in English and translated when shown. */
@@ -61,11 +62,14 @@ interface FieldProps {
   /** Shown, not changed (e.g. the login fields of someone else); `hint` says why. */
   readOnly?: boolean;
   hint?: string | undefined;
+  /** The reader's language, for the pages shown before sign-in (no signed-in app around them to ask). */
+  language?: Language;
 }
 
 /** An input with its label, and the API's messages about it right below, in the reader's language. */
 export function Field(props: FieldProps) {
-  const { language } = useApp();
+  const app = useContext(AppContext);
+  const language = props.language ?? app?.language ?? 'en';
   const id = useId();
   const errorId = `${id}-error`;
   const hintId = `${id}-hint`;

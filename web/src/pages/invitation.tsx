@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { validationErrors, type FieldErrors } from '../components/field.js';
-import { PublicField } from '../components/public-field.js';
+import { Field, validationErrors } from '../components/field.js';
+import { PublicCard, PublicForm } from '../components/public-form.js';
 import { translateApiMessages } from '../i18n/api-messages.js';
 import type { Language, Words } from '../i18n/index.js';
 import { accounts } from '../mail-api.js';
@@ -32,43 +32,19 @@ export function InvitationPage({ words, language, token, onTrouble, onSignedIn, 
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const [busy, setBusy] = useState(false);
-
-  /** A 422 about the token ends the page with its message; other field messages go beside their fields. */
-  const refused = (result: { error?: unknown; response: Response }): void => {
-    const fields = validationErrors(result.response, result.error);
-    if (fields?.token) return setRefusal(fields.token);
-    if (fields) return setErrors(fields);
-    onTrouble(troubleOf(result.response, result.error));
-  };
 
   useEffect(() => {
     void accounts
       .checkInvitation(token)
-      .then((result) => (result.data ? setInvited(result.data.data) : refused(result)))
+      .then((result) => {
+        if (result.data) return setInvited(result.data.data);
+        const refused = validationErrors(result.response, result.error);
+        if (refused?.token) setRefusal(refused.token);
+        else onTrouble(troubleOf(result.response, result.error));
+      })
       .catch(() => onTrouble({ kind: 'failed', status: 0 }));
   }, [token]);
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    try {
-      const result = await accounts.acceptInvitation({ token, username, password, password_confirmation: confirmation });
-      if (result.data) return await onSignedIn();
-      refused(result);
-    } catch {
-      onTrouble({ kind: 'failed', status: 0 });
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const heading = (
-    <h1 id="invitation-title" tabIndex={-1}>
-      {words.invitationTitle}
-    </h1>
-  );
   const back = (
     <p>
       <a
@@ -84,13 +60,12 @@ export function InvitationPage({ words, language, token, onTrouble, onSignedIn, 
   );
   if (refusal) {
     return (
-      <section class="card" aria-labelledby="invitation-title">
-        {heading}
+      <PublicCard id="invitation-title" title={words.invitationTitle}>
         <p class="error" role="alert">
           {translateApiMessages(refusal, language)}
         </p>
         {back}
-      </section>
+      </PublicCard>
     );
   }
   if (!invited) return <p aria-busy="true">…</p>;
@@ -98,8 +73,7 @@ export function InvitationPage({ words, language, token, onTrouble, onSignedIn, 
   const intro = invited.inviter ? words.invitedBy(`${invited.inviter.firstname} ${invited.inviter.lastname}`, invited.tenant.name) : words.invitedTo(invited.tenant.name);
   if (answer !== 'yes') {
     return (
-      <section class="card" aria-labelledby="invitation-title">
-        {heading}
+      <PublicCard id="invitation-title" title={words.invitationTitle}>
         <p>{intro}</p>
         <p>
           <strong>{words.areYou(name)}</strong>
@@ -120,38 +94,40 @@ export function InvitationPage({ words, language, token, onTrouble, onSignedIn, 
             {back}
           </>
         )}
-      </section>
+      </PublicCard>
     );
   }
   return (
-    <form class="card" onSubmit={submit} aria-labelledby="invitation-title">
-      {heading}
-      <p>{intro}</p>
-      <p class="muted">{words.chooseLogin}</p>
-      <PublicField label={words.username} name="username" autocomplete="username" value={username} errors={errors.username} language={language} onInput={setUsername} />
-      <PublicField label={words.password} name="password" type="password" autocomplete="new-password" value={password} errors={errors.password} language={language} onInput={setPassword} />
-      <PublicField
-        label={words.repeatPassword}
-        name="password_confirmation"
-        type="password"
-        autocomplete="new-password"
-        value={confirmation}
-        errors={errors.password_confirmation}
-        language={language}
-        onInput={setConfirmation}
-      />
-      {Object.entries(errors)
-        .filter(([field]) => !['username', 'password', 'password_confirmation'].includes(field))
-        .map(([field, messages]) => (
-          <p key={field} class="error" role="alert">
-            {translateApiMessages(messages, language)}
-          </p>
-        ))}
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {words.createMyLogin}
-        </button>
-      </div>
-    </form>
+    <PublicForm
+      id="invitation-title"
+      title={words.invitationTitle}
+      language={language}
+      onTrouble={onTrouble}
+      send={() => accounts.acceptInvitation({ token, username, password, password_confirmation: confirmation })}
+      onSent={() => onSignedIn()}
+      onTokenRefused={setRefusal}
+      fields={['username', 'password', 'password_confirmation']}
+      submitLabel={words.createMyLogin}
+    >
+      {(errors) => (
+        <>
+          <p>{intro}</p>
+          <p class="muted">{words.chooseLogin}</p>
+          <Field label={words.username} name="username" autocomplete="username" required value={username} errors={errors.username} language={language} onInput={setUsername} />
+          <Field label={words.password} name="password" type="password" autocomplete="new-password" required value={password} errors={errors.password} language={language} onInput={setPassword} />
+          <Field
+            label={words.repeatPassword}
+            name="password_confirmation"
+            type="password"
+            autocomplete="new-password"
+            required
+            value={confirmation}
+            errors={errors.password_confirmation}
+            language={language}
+            onInput={setConfirmation}
+          />
+        </>
+      )}
+    </PublicForm>
   );
 }

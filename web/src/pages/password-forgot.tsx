@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { validationErrors, type FieldErrors } from '../components/field.js';
-import { PublicField } from '../components/public-field.js';
+import { Field } from '../components/field.js';
+import { PublicForm } from '../components/public-form.js';
 import { translateApiMessage } from '../i18n/api-messages.js';
 import type { Language, Words } from '../i18n/index.js';
 import { accounts } from '../mail-api.js';
-import { troubleOf, type Trouble } from '../session.js';
+import type { Trouble } from '../session.js';
 
 interface Props {
   words: Words;
@@ -18,48 +18,34 @@ interface Props {
  */
 export function ForgotPasswordPage({ words, language, onTrouble }: Props) {
   const [email, setEmail] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
   const [answer, setAnswer] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setAnswer(null);
-    try {
-      const result = await accounts.forgot(email.trim());
-      if (result.data) {
-        setErrors({});
-        return setAnswer(result.data.message);
-      }
-      const refused = validationErrors(result.response, result.error);
-      if (refused) setErrors(refused);
-      else onTrouble(troubleOf(result.response, result.error));
-    } catch {
-      onTrouble({ kind: 'failed', status: 0 });
-    } finally {
-      setBusy(false);
-    }
-  };
 
   return (
-    <form class="card" onSubmit={submit} aria-labelledby="forgot-title">
-      <h1 id="forgot-title" tabIndex={-1}>
-        {words.forgotTitle}
-      </h1>
-      <p class="muted">{words.forgotHint}</p>
-      <PublicField label={words.email} name="email" type="email" autocomplete="email" value={email} errors={errors.email} language={language} onInput={setEmail} />
-      {answer && (
-        <p class="success" role="status">
-          {translateApiMessage(answer, language)}
-        </p>
+    <PublicForm
+      id="forgot-title"
+      title={words.forgotTitle}
+      language={language}
+      onTrouble={onTrouble}
+      send={() => {
+        setAnswer(null);
+        return accounts.forgot(email.trim());
+      }}
+      onSent={(data) => setAnswer(data.message)}
+      fields={['email']}
+      submitLabel={words.sendLink}
+      actions={<a href="#/">{words.backToLogin}</a>}
+    >
+      {(errors) => (
+        <>
+          <p class="muted">{words.forgotHint}</p>
+          <Field label={words.email} name="email" type="email" autocomplete="email" required value={email} errors={errors.email} language={language} onInput={setEmail} />
+          {answer && (
+            <p class="success" role="status">
+              {translateApiMessage(answer, language)}
+            </p>
+          )}
+        </>
       )}
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {words.sendLink}
-        </button>
-        <a href="#/">{words.backToLogin}</a>
-      </div>
-    </form>
+    </PublicForm>
   );
 }

@@ -1,6 +1,6 @@
-import { useState } from 'preact/hooks';
-import { validationErrors, type FieldErrors } from '../components/field.js';
-import { PublicField } from '../components/public-field.js';
+import { useEffect, useState } from 'preact/hooks';
+import { Field, validationErrors } from '../components/field.js';
+import { PublicCard, PublicForm } from '../components/public-form.js';
 import { translateApiMessages } from '../i18n/api-messages.js';
 import type { Language, Words } from '../i18n/index.js';
 import { accounts } from '../mail-api.js';
@@ -12,64 +12,84 @@ interface Props {
   /** The token of the mail's link, already taken out of the address. */
   token: string;
   onTrouble: (trouble: Trouble) => void;
-  /** The API signed this browser in: the app loads who this is. */
-  onSignedIn: () => Promise<void>;
+  /** The API signed this browser in: the app loads who this is, and announces `announcement` on the page it shows. */
+  onSignedIn: (announcement?: string) => Promise<void>;
   /** The link was refused: a new one is asked for. */
   onNewLink: () => void;
 }
 
-/** "Set a new password", reached from the mail's link: a password twice, then signed in. */
+/**
+ * Whether the link still works, before anyone types a password: the reset with the token alone.
+ * A dead token is refused on `token` alone; a live one is refused on the password, before the
+ * token is used. Null: the link is live (or the API could not say, and the form will).
+ */
+async function deadLinkMessages(token: string, onTrouble: (trouble: Trouble) => void): Promise<string[] | null> {
+  const result = await accounts.reset({ token } as Parameters<typeof accounts.reset>[0]);
+  const refused = validationErrors(result.response, result.error);
+  if (refused?.token) return refused.token;
+  if (!refused) onTrouble(troubleOf(result.response, result.error));
+  return null;
+}
+
+/** "Set a new password", reached from the mail's link: checked first, then a password twice, then signed in. */
 export function ResetPasswordPage({ words, language, token, onTrouble, onSignedIn, onNewLink }: Props) {
+  const [link, setLink] = useState<'checking' | 'live' | { dead: string[] }>('checking');
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const [busy, setBusy] = useState(false);
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    try {
-      const result = await accounts.reset({ token, password, password_confirmation: confirmation });
-      if (result.data) return await onSignedIn();
-      const refused = validationErrors(result.response, result.error);
-      if (refused) setErrors(refused);
-      else onTrouble(troubleOf(result.response, result.error));
-    } catch {
-      onTrouble({ kind: 'failed', status: 0 });
-    } finally {
-      setBusy(false);
-    }
-  };
+  useEffect(() => {
+    setLink('checking');
+    void deadLinkMessages(token, onTrouble)
+      .then((dead) => setLink(dead ? { dead } : 'live'))
+      .catch(() => {
+        onTrouble({ kind: 'failed', status: 0 });
+        setLink('live');
+      });
+  }, [token]);
 
-  return (
-    <form class="card" onSubmit={submit} aria-labelledby="reset-title">
-      <h1 id="reset-title" tabIndex={-1}>
-        {words.resetTitle}
-      </h1>
-      {errors.token && (
-        <div class="error" role="alert">
-          <p>{translateApiMessages(errors.token, language)}</p>
-          <button type="button" class="secondary-dark" onClick={onNewLink}>
+  if (link === 'checking') return <p aria-busy="true">…</p>;
+  if (link !== 'live') {
+    return (
+      <PublicCard id="reset-title" title={words.resetTitle}>
+        <p class="error" role="alert">
+          {translateApiMessages(link.dead, language)}
+        </p>
+        <div class="actions">
+          <button type="button" onClick={onNewLink}>
             {words.requestNewLink}
           </button>
         </div>
+      </PublicCard>
+    );
+  }
+  return (
+    <PublicForm
+      id="reset-title"
+      title={words.resetTitle}
+      language={language}
+      onTrouble={onTrouble}
+      send={() => accounts.reset({ token, password, password_confirmation: confirmation })}
+      onSent={() => onSignedIn(words.passwordSet)}
+      onTokenRefused={(dead) => setLink({ dead })}
+      fields={['password', 'password_confirmation']}
+      submitLabel={words.setNewPassword}
+    >
+      {(errors) => (
+        <>
+          <Field label={words.newPassword} name="password" type="password" autocomplete="new-password" required hint={words.resetHint} value={password} errors={errors.password} language={language} onInput={setPassword} />
+          <Field
+            label={words.repeatPassword}
+            name="password_confirmation"
+            type="password"
+            autocomplete="new-password"
+            required
+            value={confirmation}
+            errors={errors.password_confirmation}
+            language={language}
+            onInput={setConfirmation}
+          />
+        </>
       )}
-      <PublicField label={words.newPassword} name="password" type="password" autocomplete="new-password" hint={words.resetHint} value={password} errors={errors.password} language={language} onInput={setPassword} />
-      <PublicField
-        label={words.repeatPassword}
-        name="password_confirmation"
-        type="password"
-        autocomplete="new-password"
-        value={confirmation}
-        errors={errors.password_confirmation}
-        language={language}
-        onInput={setConfirmation}
-      />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {words.setNewPassword}
-        </button>
-      </div>
-    </form>
+    </PublicForm>
   );
 }

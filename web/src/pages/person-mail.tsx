@@ -22,7 +22,8 @@ export function InviteCard({ person, onInvited }: { person: Person; onInvited?: 
   const [key, setKey] = useState(newKey);
   const email = person.email ?? '';
   const invite = async () => {
-    if (!confirm(words.confirmInvite(`${person.firstname} ${person.lastname}`, email))) return;
+    // The API cannot say whether an invitation is open: the question says what a new one does to it.
+    if (!confirm(`${words.confirmInvite(`${person.firstname} ${person.lastname}`, email)} ${words.earlierInvitationStops}`)) return;
     setBusy(true);
     setRefusal(null);
     try {

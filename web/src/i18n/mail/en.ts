@@ -11,6 +11,7 @@ export const mailWordsEn = {
   repeatPassword: 'Repeat the password',
   setNewPassword: 'Set the password',
   requestNewLink: 'Request a new link',
+  passwordSet: 'Your new password is set, and you are signed in.',
   // Accepting an invitation.
   invitationTitle: 'Accept the invitation',
   invitedBy: (inviter: string, tenant: string) => `${inviter} invites you to ${tenant}.`,
@@ -25,6 +26,7 @@ export const mailWordsEn = {
   inviteByEmail: 'Invite by e-mail',
   inviteHint: (email: string) => `Sends ${email} a link with which the person chooses a username and a password. It is valid for 7 days; a new invitation replaces an earlier one.`,
   confirmInvite: (name: string, email: string) => `Send ${name} an invitation to ${email}?`,
+  earlierInvitationStops: 'If an invitation was sent earlier, its link stops working.',
   invitationSent: (email: string, until: string) => `Invitation sent to ${email}. It is valid until ${until}.`,
   mailFailingTitle: 'Mail to this address fails',
   mailFailing: (email: string, since: string) => `The mail server has refused mail to ${email} since ${since}. No more mail goes there until the address is changed or marked as working.`,
