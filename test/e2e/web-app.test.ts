@@ -224,7 +224,7 @@ describe.runIf(browserAvailable)('the web app in a real browser', () => {
         await page.getByRole('button', { name: 'Save' }).click();
         await page.waitForTimeout(150);
       }
-      await expect(waiting.innerText()).resolves.toMatch(/^Many requests just now: trying again in \d+ s\. Nothing you typed is lost\.$/);
+      await expect(waiting.innerText()).resolves.toMatch(/^Too many requests at once: trying again (in \d+ seconds?|now)…$/);
       // Not an error, not missing data: the form keeps what was typed while the request waits.
       expect(await page.getByRole('alert').count()).toBe(0);
       await expect(page.getByLabel('City').inputValue()).resolves.toBe('Chur');

@@ -55,6 +55,13 @@ function focusHeadingWhenShown(): () => void {
   };
 }
 
+/**
+ * A role somewhere (an active membership, any role type: groups are visible to every member) opens
+ * the groups and the API tokens from the menu. A parent who only looks after wards has neither in
+ * it; their tokens stay a link on the profile page.
+ */
+const hasRoles = (session: Session): boolean => session.memberships.length > 0;
+
 /** Leaders (write on some group) send messages: "my messages" is theirs. */
 const writesSomewhere = (session: Session): boolean => [...session.access.groups.keys()].some((id) => session.access.atLeast(id, 'write'));
 
@@ -82,7 +89,8 @@ function App() {
     return () => void linkListeners.delete(setLink);
   }, []);
   const [notice, setNotice] = useState<string | null>(null);
-  const [waitSeconds, setWaitSeconds] = useState(0);
+  // Requests sitting out the rate limit: the seconds until they try again (0: now), null when none waits.
+  const [waitSeconds, setWaitSeconds] = useState<number | null>(null);
   const route = useRoute();
   const here = route.join('/');
   // A confirmation after a write, for the page it was meant for; gone with the next navigation.
@@ -123,13 +131,16 @@ function App() {
     setSession(loaded.session);
     return true;
   };
-  const signedIn = async () => {
+  const signedIn = async (announcement?: string) => {
     setLink(null);
     if (!(await start())) {
       // No half-started session: the session just begun is ended.
       report({ kind: 'failed', status: 0 });
       await client.signOut().catch(() => undefined);
+      return;
     }
+    // Said on the page the sign-in lands on (e.g. "password set" after a mail's link).
+    if (announcement) setAnnouncement({ text: announcement, page: here });
   };
   useEffect(() => {
     // XSRF-TOKEN is set by every sign-in: without it this browser has no session to look for.
@@ -217,10 +228,10 @@ function App() {
           <nav aria-label={words.appName}>
             <a href="#/">{words.home}</a>
             {session.wards.length > 0 && <a href="#/wards">{words.wards}</a>}
-            <a href="#/groups">{words.groups}</a>
+            {hasRoles(session) && <a href="#/groups">{words.groups}</a>}
             <a href="#/profile">{words.profile}</a>
             <a href="#/sessions">{words.sessions}</a>
-            <a href="#/tokens">{words.apiTokens}</a>
+            {hasRoles(session) && <a href="#/tokens">{words.apiTokens}</a>}
             {writesSomewhere(session) && <a href="#/messages">{words.myMessages}</a>}
             {isRootAdmin(session) && <a href="#/admin">{words.administration}</a>}
           </nav>
@@ -263,11 +274,6 @@ function App() {
         )}
       </header>
       <main id="content" tabIndex={-1}>
-        {waitSeconds > 0 && (
-          <p class="notice" role="status">
-            {words.retrying(waitSeconds)}
-          </p>
-        )}
         {announcement && announcement.page === here && (
           <p class="success announcement" role="status">
             {announcement.text}
@@ -302,6 +308,10 @@ function App() {
           <LoginPage words={words} onTrouble={report} onLoggedIn={signedIn} />
         )}
       </main>
+      {/* Always there, so that a screen reader hears what appears in it; fixed in view, as a page may be scrolled far down. */}
+      <div class="waiting" role="status">
+        {waitSeconds !== null && <p class="notice">{words.retrying(waitSeconds)}</p>}
+      </div>
     </>
   );
 }

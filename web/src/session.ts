@@ -14,32 +14,53 @@ const MOST_RETRIES = 3;
 /** The longest wait for the rate limit that the app sits out by itself (the per-minute limits). */
 const LONGEST_WAIT_SECONDS = 60;
 
-let waiting: (seconds: number) => void = () => undefined;
+/** The requests sitting out the rate limit now: when each tries again (ms since the epoch), or 0 while it does. */
+const waits = new Map<object, number>();
+const listeners = new Set<(seconds: number | null) => void>();
 
-/** Tells `listener` when requests wait for the rate limit (the seconds), and when they go on (0). */
-export function whenWaiting(listener: (seconds: number) => void): void {
-  waiting = listener;
+/** Tells every listener how long the longest wait still is (0: trying again now), or null when nothing waits. */
+function tellWaiting(): void {
+  const latest = Math.max(...waits.values());
+  const seconds = waits.size === 0 ? null : latest === 0 ? 0 : Math.max(1, Math.ceil((latest - Date.now()) / 1000));
+  for (const listener of listeners) listener(seconds);
 }
 
 /**
- * fetch that waits out a 429 and tries again, saying so: the rate limit refuses a request before
- * any of it is done, and every POST carries an `Idempotency-Key` (the service ignores it where an
- * answer holds a secret, such as the sign-in), so trying again never acts twice, and a page never
- * mistakes a 429 for missing data. What was typed stays in its form meanwhile.
+ * Tells `listener` when requests wait for the rate limit (the seconds until the last of them tries
+ * again, 0 while it does), and when none does any more (null); returns the way to stop listening.
+ */
+export function whenWaiting(listener: (seconds: number | null) => void): () => void {
+  listeners.add(listener);
+  return () => void listeners.delete(listener);
+}
+
+/**
+ * fetch that waits out a 429 and tries again, saying so until the request is answered: the rate
+ * limit refuses a request before any of it is done, and every POST carries an `Idempotency-Key`
+ * (the service ignores it where an answer holds a secret, such as the sign-in), so trying again
+ * never acts twice, and a page never mistakes a 429 for missing data. What was typed stays in its
+ * form meanwhile.
  */
 const patientFetch: typeof fetch = async (input, init) => {
   const request = new Request(input, init);
   // Every POST that may be tried again carries a key of its own: a repeat is answered once.
   if (request.method === 'POST' && !request.headers.has('Idempotency-Key')) request.headers.set('Idempotency-Key', newKey());
-  for (let attempt = 0; ; attempt++) {
-    const response = await fetch(request.clone());
-    if (response.status !== 429 || attempt >= MOST_RETRIES) return response;
-    const seconds = Math.max(1, Number(response.headers.get('retry-after')) || 1);
-    // A wait longer than a person watches (a sender's hourly messages, the tenant's daily mail) is the page's to say.
-    if (seconds > LONGEST_WAIT_SECONDS) return response;
-    waiting(seconds);
-    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-    waiting(0);
+  const wait = {};
+  try {
+    for (let attempt = 0; ; attempt++) {
+      const response = await fetch(request.clone());
+      if (response.status !== 429 || attempt >= MOST_RETRIES) return response;
+      const seconds = Math.max(1, Number(response.headers.get('retry-after')) || 1);
+      // A wait longer than a person watches (a sender's hourly messages, the tenant's daily mail) is the page's to say.
+      if (seconds > LONGEST_WAIT_SECONDS) return response;
+      waits.set(wait, Date.now() + seconds * 1000);
+      tellWaiting();
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      waits.set(wait, 0);
+      tellWaiting();
+    }
+  } finally {
+    if (waits.delete(wait)) tellWaiting();
   }
 };
 

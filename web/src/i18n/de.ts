@@ -102,7 +102,8 @@ export const de: Words = {
   confirmSignOutOthers: (count: number) => `${count} ${count === 1 ? 'anderes Gerät' : 'andere Geräte'} abmelden? Dort musst du dich neu anmelden.`,
   signedOutElsewhere: 'Abgemeldet.',
   staySignedIn: 'Auf diesem Gerät angemeldet bleiben',
-  retrying: (seconds: number) => `Gerade sehr viele Anfragen: neuer Versuch in ${seconds} s. Was du eingegeben hast, bleibt erhalten.`,
+  retrying: (seconds: number) =>
+    seconds === 0 ? 'Zu viele Anfragen auf einmal: neuer Versuch läuft…' : `Zu viele Anfragen auf einmal: neuer Versuch in ${seconds} ${seconds === 1 ? 'Sekunde' : 'Sekunden'}…`,
   skipToContent: 'Zum Inhalt springen',
   passwordChangedStaySignedIn: 'Passwort geändert. Deine anderen Geräte sind abgemeldet.',
   // Profile and wards' profiles.

@@ -105,7 +105,8 @@ export const en = {
   confirmSignOutOthers: (count: number) => `Sign out ${count} other device${count === 1 ? '' : 's'}? They will have to sign in again.`,
   signedOutElsewhere: 'Signed out.',
   staySignedIn: 'Stay signed in on this device',
-  retrying: (seconds: number) => `Many requests just now: trying again in ${seconds} s. Nothing you typed is lost.`,
+  retrying: (seconds: number) =>
+    seconds === 0 ? 'Too many requests at once: trying again now…' : `Too many requests at once: trying again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}…`,
   skipToContent: 'Skip to content',
   passwordChangedStaySignedIn: 'Password changed. Your other devices are signed out.',
   // Profile and wards' profiles.

@@ -1,7 +1,7 @@
 import { eventWordsFr } from './events/fr.js';
 import { adminWordsFr } from './admin/fr.js';
 import { groupWordsFr } from './groups/fr.js';
-import { peopleWordsFr } from './people/fr.js';
+import { peopleWordsFr, withDe } from './people/fr.js';
 import { mailWordsFr } from './mail/fr.js';
 import { messageWordsFr } from './messages/fr.js';
 import { calendarWordsFr } from './calendars/fr.js';
@@ -102,7 +102,8 @@ export const fr: Words = {
   confirmSignOutOthers: (count: number) => `Déconnecter ${count} ${count === 1 ? 'autre appareil' : 'autres appareils'} ? Il faudra s’y reconnecter.`,
   signedOutElsewhere: 'Déconnecté.',
   staySignedIn: 'Rester connecté·e sur cet appareil',
-  retrying: (seconds: number) => `Beaucoup de requêtes en ce moment : nouvel essai dans ${seconds} s. Rien de ce que tu as saisi n’est perdu.`,
+  retrying: (seconds: number) =>
+    seconds === 0 ? 'Trop de requêtes à la fois : nouvel essai en cours…' : `Trop de requêtes à la fois : nouvel essai dans ${seconds} ${seconds === 1 ? 'seconde' : 'secondes'}…`,
   skipToContent: 'Aller au contenu',
   passwordChangedStaySignedIn: 'Mot de passe changé. Tes autres appareils sont déconnectés.',
   // Profile and wards' profiles.
@@ -157,18 +158,18 @@ export const fr: Words = {
   eventCreated: 'Activité créée.',
   upcoming: 'À venir',
   past: 'Passées',
-  inTimeZone: (label: string, zone: string) => `${label} (heure de ${zone})`,
+  inTimeZone: (label: string, zone: string) => `${label} (heure ${withDe(zone)})`,
   endOn: 'Dernier jour de l’appartenance',
-  confirmEndMembership: (name: string, group: string, day: string) => `Mettre fin à l’appartenance de ${name} à ${group} le ${day} ?`,
-  membershipEnded: (name: string, group: string) => `L’appartenance de ${name} à ${group} prend fin comme choisi.`,
+  confirmEndMembership: (name: string, group: string, day: string) => `Mettre fin à l’appartenance ${withDe(name)} à ${group} le ${day} ?`,
+  membershipEnded: (name: string, group: string) => `L’appartenance ${withDe(name)} à ${group} prend fin comme choisi.`,
   cancel: 'Annuler',
-  confirmCancelRegistration: (name: string, event: string) => `Annuler l’inscription de ${name} à ${event} ? Une place libérée revient à la première personne de la liste d’attente.`,
+  confirmCancelRegistration: (name: string, event: string) => `Annuler l’inscription ${withDe(name)} à ${event} ? Une place libérée revient à la première personne de la liste d’attente.`,
   registrationCancelled: (name: string) => `${name} : inscription annulée.`,
-  cancelRegistrationOf: (name: string) => `Annuler l’inscription de ${name}`,
+  cancelRegistrationOf: (name: string) => `Annuler l’inscription ${withDe(name)}`,
   registerFor: (name: string, event: string) => `Inscrire ${name} à ${event}`,
   notesForLeaders: 'Remarques pour les responsables',
   notesHint: 'Allergies, médicaments, ce que les responsables doivent savoir. Seuls les responsables de cette activité et ta famille le voient.',
-  confirmAnswers: (name: string) => `Vérifie les réponses de ${name} pour la cuisine et la surveillance de baignade :`,
+  confirmAnswers: (name: string) => `Vérifie les réponses ${withDe(name)} pour la cuisine et la surveillance de baignade :`,
   vegetarianQuestion: 'Mange végétarien ?',
   swimmerQuestion: 'Sait nager ?',
   yes: 'Oui',

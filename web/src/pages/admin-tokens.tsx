@@ -80,8 +80,11 @@ export function ShownOnce({ label, warning, value }: { label: string; warning: s
   const id = useId();
   const [copied, setCopied] = useState(false);
   return (
-    <div class="shown-once" role="status">
-      <p class="notice">{warning}</p>
+    // The warning is said aloud; the secret never sits in a live region, so no screen reader reads it out.
+    <div class="shown-once">
+      <p class="notice" role="status">
+        {warning}
+      </p>
       <label for={id}>{label}</label>
       <div class="actions">
         <input id={id} class="secret" readOnly value={value} onFocus={(e) => (e.target as HTMLInputElement).select()} />
@@ -96,7 +99,9 @@ export function ShownOnce({ label, warning, value }: { label: string; warning: s
         >
           {words.copy}
         </button>
-        {copied && <span class="success">{words.copied}</span>}
+        <span class="success" role="status">
+          {copied ? words.copied : ''}
+        </span>
       </div>
     </div>
   );

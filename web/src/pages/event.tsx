@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { LinkedText } from '../components/linked-text.js';
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { formatMoment } from '../i18n/index.js';
@@ -113,7 +114,11 @@ export function EventPage({ id }: { id: number }) {
             {words.downloadIcs}
           </a>
         </p>
-        {event.description && <p>{event.description}</p>}
+        {event.description && (
+          <p class="linked-text">
+            <LinkedText text={event.description} />
+          </p>
+        )}
         <p data-testid="places">{words.places(event.participants_count, event.capacity)}</p>
         {manager && (
           <div class="actions">

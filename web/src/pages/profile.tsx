@@ -94,6 +94,14 @@ export function ProfilePage({ onPasswordChanged }: Props) {
           {words.addToCalendar}
         </a>
       </section>
+      {/* Everyone may keep API tokens; only people with a role find them in the menu too. */}
+      <section class="card" aria-labelledby="tokens-link-title">
+        <h2 id="tokens-link-title">{words.apiTokens}</h2>
+        <p class="muted">{words.apiTokensOnProfileHint}</p>
+        <a class="button-link" href="#/tokens">
+          {words.openApiTokens}
+        </a>
+      </section>
       <PasswordForm onChanged={onPasswordChanged} />
     </>
   );

@@ -34,6 +34,8 @@ export const adminWordsDe: AdminWords = {
   tenantSaved: 'Einstellungen gespeichert.',
   apiTokens: 'Meine API-Tokens',
   apiTokensHint: 'Mit einem Token handelt ein anderes Programm über die API für dich, mit den Berechtigungen, die du ihm gibst. Angemeldete Browser stehen unter «Wo ich angemeldet bin».',
+  apiTokensOnProfileHint: 'Für ein Programm, das über die API mit deinen Daten arbeitet, etwa ein Skript deines Vereins.',
+  openApiTokens: 'Meine API-Tokens öffnen',
   noTokens: 'Du hast keine API-Tokens.',
   newToken: 'Neues API-Token',
   tokenName: 'Wofür das Token ist',

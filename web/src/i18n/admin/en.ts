@@ -35,6 +35,8 @@ export const adminWordsEn = {
   // Tokens
   apiTokens: 'My API tokens',
   apiTokensHint: 'A token lets another program act for you through the API, with the abilities you give it. Signed-in browsers are listed under “Where I am signed in”.',
+  apiTokensOnProfileHint: 'For a program that works with your data through the API, such as a script of your club.',
+  openApiTokens: 'Open my API tokens',
   noTokens: 'You have no API tokens.',
   newToken: 'New API token',
   tokenName: 'What the token is for',

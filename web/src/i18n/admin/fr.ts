@@ -34,6 +34,8 @@ export const adminWordsFr: AdminWords = {
   tenantSaved: 'Réglages enregistrés.',
   apiTokens: 'Mes jetons d’API',
   apiTokensHint: 'Un jeton permet à un autre programme d’agir pour toi par l’API, avec les autorisations que tu lui donnes. Les navigateurs connectés figurent sous « Où je suis connecté·e ».',
+  apiTokensOnProfileHint: 'Pour un programme qui travaille avec tes données par l’API, comme un script de ton club.',
+  openApiTokens: 'Ouvrir mes jetons d’API',
   noTokens: 'Tu n’as pas de jeton d’API.',
   newToken: 'Nouveau jeton d’API',
   tokenName: 'À quoi sert le jeton',

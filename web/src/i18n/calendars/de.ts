@@ -20,6 +20,7 @@ export const calendarWordsDe: CalendarWords = {
   calendarPrivacy:
     'Der Kalender zeigt die Vornamen deiner Kinder mit den Anlässen, also wo und wann sie sein werden. Gib die Adresse nur deiner Kalender-App. Wenn sie in falsche Hände geraten sein könnte (ein geteiltes Bildschirmfoto, ein verlorenes Handy), ersetze die Adresse oder beende das Abo.',
   calendarQrCode: 'QR-Code der Kalender-Adresse, zum Scannen mit dem Handy',
+  calendarAddressCopied: 'Adresse kopiert.',
   calendarCreated: 'Deine Kalender-Adresse ist bereit.',
   calendarReplaced: 'Deine neue Kalender-Adresse ist bereit. Die alte funktioniert nicht mehr.',
   calendarStopped: 'Das Kalender-Abo ist beendet. Seine Adresse funktioniert nicht mehr.',

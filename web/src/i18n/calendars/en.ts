@@ -19,6 +19,7 @@ export const calendarWordsEn = {
   calendarPrivacy:
     "The calendar shows your children's first names with the events, and so where and when they will be. Give the address only to your calendar app. If it may have leaked (a shared screenshot, a lost phone), replace the address or stop the feed.",
   calendarQrCode: 'QR code of the calendar address, to scan with a phone',
+  calendarAddressCopied: 'Address copied.',
   calendarCreated: 'Your calendar address is ready.',
   calendarReplaced: 'Your new calendar address is ready. The old one no longer works.',
   calendarStopped: 'The calendar feed is stopped. Its address no longer works.',

@@ -20,6 +20,7 @@ export const calendarWordsFr: CalendarWords = {
   calendarPrivacy:
     'L’agenda montre les prénoms de tes enfants avec les activités, donc où et quand ils seront. Ne donne l’adresse qu’à ton application d’agenda. Si elle a pu tomber entre de mauvaises mains (une capture d’écran partagée, un téléphone perdu), remplace l’adresse ou arrête l’abonnement.',
   calendarQrCode: 'Code QR de l’adresse d’agenda, à scanner avec un téléphone',
+  calendarAddressCopied: 'Adresse copiée.',
   calendarCreated: 'Ton adresse d’agenda est prête.',
   calendarReplaced: 'Ta nouvelle adresse d’agenda est prête. L’ancienne ne fonctionne plus.',
   calendarStopped: 'L’abonnement d’agenda est arrêté. Son adresse ne fonctionne plus.',

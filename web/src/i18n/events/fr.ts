@@ -1,10 +1,11 @@
+import { withDe } from '../people/fr.js';
 import type { EventWords } from './en.js';
 
 /** The words of the event forms and the print view, in French. */
 export const eventWordsFr: EventWords = {
   eventFormTitleNew: 'Nouvelle activité',
   editEventTitle: (name: string) => `Modifier ${name}`,
-  copyEventTitle: (name: string) => `Nouvelle activité : copie de ${name}`,
+  copyEventTitle: (name: string) => `Nouvelle activité : copie ${withDe(name)}`,
   copyName: (name: string) => `${name} (copie)`,
   copyHint: 'Tout est repris de l’activité d’origine, dates comprises : indique les nouvelles dates avant de la créer.',
   inGroup: (group: string) => `Groupe : ${group}`,
