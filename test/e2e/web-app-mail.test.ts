@@ -196,6 +196,13 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
       await again.page.getByRole('heading', { level: 1, name: again.words.forgotTitle }).waitFor();
       expect(visitor.found.concat(again.found)).toEqual([]);
       await again.close();
+
+      // Opened in a tab where someone is signed in, checking the dead link ends no session.
+      const leader = await signInAs({ web, browser, username: 'lea', password: PASSWORD, language, width, timeZone: ZONE, name: 'reset-signed-in' });
+      await leader.page.goto(link);
+      await leader.page.getByRole('alert').filter({ hasText: translateApiMessage('The reset link is invalid or has expired.', language) }).waitFor();
+      expect(await leader.page.evaluate(async () => (await fetch('/api/user', { headers: { accept: 'application/json' } })).status)).toBe(200);
+      await leader.close();
     }
   }, 240_000);
 
@@ -253,6 +260,7 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
       await invited.page.getByLabel(other.username, { exact: true }).fill(`nina-${language}`);
       await invited.page.getByRole('button', { name: other.createMyLogin, exact: true }).click();
       await invited.page.getByRole('heading', { name: other.nextForUs }).waitFor();
+      await invited.page.getByRole('status').filter({ hasText: other.loginCreated }).waitFor();
       expect((await api('GET', `/people/${nina}`)).data.person.has_login).toBe(true);
       expect(await signInWithPassword(`nina-${language}`, 'nina password 1234')).toBe(200);
       expect(invited.found).toEqual([]);

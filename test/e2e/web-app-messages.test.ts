@@ -139,6 +139,15 @@ describe.runIf(browserAvailable)('the web app: writing messages', () => {
       expect((await api('GET', `/messages?group_id=${ids.troop}`)).data.messages.length).toBe(before);
       await check(leader, 'nobody selected');
 
+      // Only leaders: Lea alone, and the sender is never a recipient. Nobody either.
+      await page.getByLabel(words.roleAssistant, { exact: true }).uncheck();
+      await page.getByLabel(words.roleLeader, { exact: true }).check();
+      expect(await requestsDuring(leader, send)).toEqual([`GET /api/groups/${ids.troop}/members`]);
+      await page.getByRole('group', { name: words.whoGetsIt, exact: true }).getByText(words.nobodyInGroup, { exact: true }).waitFor();
+      expect(questions.asked).toEqual([]);
+      await page.getByLabel(words.roleLeader, { exact: true }).uncheck();
+      await page.getByLabel(words.roleAssistant, { exact: true }).check();
+
       // Members of Falken and Biber, to their guardians only: Max, Mia and Ben, and so Mia's mother.
       await page.getByLabel(words.roleAssistant, { exact: true }).uncheck();
       await page.getByLabel(words.roleMember, { exact: true }).check();

@@ -71,6 +71,20 @@ export const accounts = {
     await api.GET('/csrf-cookie');
     return typed<SignedIn>(api.POST('/password/reset', { body }));
   },
+  /**
+   * Whether a reset link still works, asked in the token form (no cookie, no XSRF header) with the
+   * token alone: a session this browser holds is not ended (the session form would end it), and
+   * the token is not used. A dead token is refused on `token` alone, a live one on the password.
+   */
+  async checkResetLink(token: string): Promise<Answer<never>> {
+    const response = await fetch(`${location.origin}/api/password/reset`, {
+      method: 'POST',
+      credentials: 'omit',
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
+    return { error: await response.json().catch(() => undefined), response };
+  },
   checkInvitation: (token: string) =>
     typed<{ data: { firstname: string; lastname: string; tenant: { name: string }; inviter: { firstname: string; lastname: string } | null } }>(
       api.POST('/invitation/check', { body: { token } }),

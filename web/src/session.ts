@@ -58,6 +58,9 @@ const patientFetch: typeof fetch = async (input, init) => {
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
       waits.set(wait, 0);
       tellWaiting();
+      // A 429 is kept under its Idempotency-Key (a limit counted inside the action answers after the
+      // key is claimed): the same key would only bring the refusal back. Nothing was done, so a new one is safe.
+      if (request.headers.has('Idempotency-Key')) request.headers.set('Idempotency-Key', newKey());
     }
   } finally {
     if (waits.delete(wait)) tellWaiting();

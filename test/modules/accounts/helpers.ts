@@ -1,13 +1,12 @@
-import { expect } from 'vitest';
 import { buildTestApp, hostOf, type TestApp } from '../../helpers/app.js';
 import { startTestMailWorker, type TestMailWorker } from '../../helpers/mail-worker.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../../helpers/smtp-sink.js';
 import { waitFor } from '../../helpers/wait.js';
 import { toApiTimestamp, toDbTimestamp } from '../../../src/lib/time.js';
+import type { Method } from '../../helpers/cookie-browser.js';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export { CookieBrowser as Browser, CSRF, setCookies, type Method } from '../../helpers/cookie-browser.js';
 
-export const CSRF = { success: false, message: 'CSRF token mismatch.' };
 export const PUBLIC_URL = 'https://{tenant}.app.example.org';
 
 /** A test app that sends its mail through a real SMTP server on 127.0.0.1, with the mail worker running. */
@@ -31,48 +30,6 @@ export async function buildMailingApp(env: Record<string, string> = {}): Promise
       await sink.close();
     },
   };
-}
-
-/** The Set-Cookie lines of an answer, by cookie name. */
-export function setCookies(headers: Record<string, unknown>): Map<string, string> {
-  const raw = headers['set-cookie'];
-  const lines = raw === undefined ? [] : Array.isArray(raw) ? (raw as string[]) : [String(raw)];
-  return new Map(lines.map((line) => [line.slice(0, line.indexOf('=')), line]));
-}
-const valueOf = (line: string) => decodeURIComponent(line.slice(line.indexOf('=') + 1).split(';')[0]!);
-
-/** A browser: keeps the cookies the service sets and sends them back; copies XSRF-TOKEN into the header when told to. */
-export class Browser {
-  readonly jar = new Map<string, string>();
-  constructor(
-    private readonly t: TestApp,
-    private readonly tenant = 'demo',
-  ) {}
-  async send(method: Method, url: string, options: { body?: unknown; xsrf?: boolean | string; headers?: Record<string, string> } = {}) {
-    const cookie = [...this.jar].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ');
-    const xsrf = options.xsrf === true ? this.jar.get('XSRF-TOKEN') : typeof options.xsrf === 'string' ? options.xsrf : undefined;
-    const answer = await this.t.app.inject({
-      method,
-      url: `/api${url}`,
-      headers: {
-        host: hostOf(this.tenant),
-        accept: 'application/json',
-        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(cookie === '' ? {} : { cookie }),
-        ...(xsrf === undefined ? {} : { 'x-xsrf-token': xsrf }),
-        ...options.headers,
-      },
-      ...(options.body === undefined ? {} : { payload: JSON.stringify(options.body) }),
-    });
-    for (const [name, line] of setCookies(answer.headers)) {
-      if (/Max-Age=0/i.test(line)) this.jar.delete(name);
-      else this.jar.set(name, valueOf(line));
-    }
-    return answer;
-  }
-  async csrfCookie(): Promise<void> {
-    expect((await this.send('GET', '/csrf-cookie')).statusCode).toBe(204);
-  }
 }
 
 /** An API client with a bearer token (or none). */

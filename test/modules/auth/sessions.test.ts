@@ -1,57 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../../src/modules/tokens/rules.js';
 import { buildTestApp, hostOf, PASSWORD, type TestApp } from '../../helpers/app.js';
+import { CookieBrowser as Browser, CSRF, cookieValue, setCookies } from '../../helpers/cookie-browser.js';
 
-const CSRF = { success: false, message: 'CSRF token mismatch.' };
 const UNAUTHENTICATED = { message: 'Unauthenticated.' };
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** The Set-Cookie lines of an answer, by cookie name. */
-function setCookies(headers: Record<string, unknown>): Map<string, string> {
-  const raw = headers['set-cookie'];
-  const lines = raw === undefined ? [] : Array.isArray(raw) ? (raw as string[]) : [String(raw)];
-  return new Map(lines.map((line) => [line.slice(0, line.indexOf('=')), line]));
-}
-const valueOf = (line: string | undefined) => (line === undefined ? undefined : decodeURIComponent(line.slice(line.indexOf('=') + 1).split(';')[0]!));
-
-/** A browser: keeps the cookies the service sets, sends them back, and copies XSRF-TOKEN into the header when told to. */
-class Browser {
-  readonly jar = new Map<string, string>();
-  constructor(
-    private readonly t: TestApp,
-    private readonly tenant = 'demo',
-    private readonly extra: Record<string, string> = {},
-  ) {}
-  async send(method: Method, url: string, options: { body?: unknown; xsrf?: boolean | string; headers?: Record<string, string> } = {}) {
-    const cookie = [...this.jar].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ');
-    const xsrf = options.xsrf === true ? this.jar.get('XSRF-TOKEN') : typeof options.xsrf === 'string' ? options.xsrf : undefined;
-    const answer = await this.t.app.inject({
-      method,
-      url: `/api${url}`,
-      headers: {
-        host: hostOf(this.tenant),
-        accept: 'application/json',
-        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(cookie === '' ? {} : { cookie }),
-        ...(xsrf === undefined ? {} : { 'x-xsrf-token': xsrf }),
-        ...this.extra,
-        ...options.headers,
-      },
-      ...(options.body === undefined ? {} : { payload: JSON.stringify(options.body) }),
-    });
-    for (const [name, line] of setCookies(answer.headers)) {
-      if (/Max-Age=0/i.test(line)) this.jar.delete(name);
-      else this.jar.set(name, valueOf(line)!);
-    }
-    return answer;
-  }
-  async signIn(fields: Record<string, unknown> = {}) {
-    await this.send('GET', '/csrf-cookie');
-    const answer = await this.send('POST', '/session', { body: { username: 'alice', password: PASSWORD, ...fields }, xsrf: true });
-    expect(answer.statusCode, answer.body).toBe(200);
-    return answer;
-  }
-}
+const valueOf = (line: string | undefined) => (line === undefined ? undefined : cookieValue(line));
 
 /** Sessions as a single-page app signs in with them: an HttpOnly cookie, and a CSRF header on every write. */
 describe('browser sessions', () => {

@@ -10,6 +10,9 @@ describe('French in mails', () => {
     expect(elide('de', 'Yves')).toBe('d’Yves');
     expect(elide('que', 'Ola Berg')).toBe('qu’Ola Berg');
     expect(elide('le', 'Atelier')).toBe('l’Atelier');
+    expect(elide('de', 'Óscar')).toBe('d’Óscar');
+    expect(elide('de', 'Åsa')).toBe('d’Åsa');
+    expect(elide('de', 'Øystein')).toBe('d’Øystein');
     expect(elide('de', 'Mia')).toBe('de Mia');
     expect(elide('de', 'Yann')).toBe('de Yann');
     expect(elide('que', 'Lena Berg')).toBe('que Lena Berg');

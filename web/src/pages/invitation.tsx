@@ -12,8 +12,8 @@ interface Props {
   /** The token of the mail's link, already taken out of the address. */
   token: string;
   onTrouble: (trouble: Trouble) => void;
-  /** The API signed this browser in: the app loads who this is. */
-  onSignedIn: () => Promise<void>;
+  /** The API signed this browser in: the app loads who this is, and announces `announcement` on the page it shows. */
+  onSignedIn: (announcement?: string) => Promise<void>;
   /** Leaves the link's page for the sign-in. */
   onLeave: () => void;
 }
@@ -104,7 +104,7 @@ export function InvitationPage({ words, language, token, onTrouble, onSignedIn, 
       language={language}
       onTrouble={onTrouble}
       send={() => accounts.acceptInvitation({ token, username, password, password_confirmation: confirmation })}
-      onSent={() => onSignedIn()}
+      onSent={() => onSignedIn(words.loginCreated)}
       onTokenRefused={setRefusal}
       fields={['username', 'password', 'password_confirmation']}
       submitLabel={words.createMyLogin}

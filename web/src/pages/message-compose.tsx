@@ -75,8 +75,22 @@ export function ComposeMessagePage({ target }: { target: Target }) {
     );
     const totals = answers.map((answer) => answer?.data.total);
     if (totals.some((total) => total === undefined)) return null;
-    const counts = totals as number[];
+    // The sender is never a recipient: where the selection holds them, they are not counted.
+    const counts = (totals as number[]).map((total, index) => Math.max(0, total - (holdsOwnMembership(roles[index]) ? 1 : 0)));
     return { count: counts.reduce((sum, total) => sum + total, 0), exact: counts.filter((total) => total > 0).length <= 1 };
+  };
+
+  /** Whether the sender has a membership active today in the selection (of `role`, or of any role). */
+  const holdsOwnMembership = (role: string | undefined): boolean => {
+    const { groups } = session.access;
+    const inSelection = (groupId: number): boolean => {
+      if (!below) return groupId === group.id;
+      for (let at = groups.get(groupId); at; at = at.parent_id === null ? undefined : groups.get(at.parent_id)) if (at.id === group.id) return true;
+      return false;
+    };
+    return session.memberships.some(
+      (m) => m.start_on <= session.today && (m.end_on === null || m.end_on >= session.today) && (role === undefined || m.role_type === role) && inSelection(m.group_id),
+    );
   };
 
   /** Who gets it, one line each, as the question before sending names it. */
@@ -115,7 +129,10 @@ export function ComposeMessagePage({ target }: { target: Target }) {
       const result = await messages.send({ subject: trimmed, body, to }, key);
       // The message's own page, where its states change as the mails go out: no form left to send twice.
       if (result.data) return app.announce(words.messageSent, `/messages/${result.data.data.message.id}`);
-      setKey(newKey());
+      // A refusal (422, 429) is kept under its key and nothing was sent: the next try needs a new key.
+      // Any other trouble (a lost answer, 409 while the first try still runs, 5xx) keeps the key, so a
+      // second press can never send the message twice.
+      if (result.response.status === 422 || result.response.status === 429) setKey(newKey());
       if (result.response.status === 429) {
         // The sender's hourly messages or the tenant's daily mail: the API's words, and when to try again.
         const answer = result.error as { message?: string; retry_after?: number } | undefined;
@@ -125,6 +142,9 @@ export function ComposeMessagePage({ target }: { target: Target }) {
       const invalid = validationErrors(result.response, result.error);
       if (invalid) setErrors(invalid);
       else app.report(troubleOf(result.response, result.error));
+    } catch {
+      // No answer at all (the network): said, and the key kept for the next press.
+      app.report({ kind: 'failed', status: 0 });
     } finally {
       setBusy(false);
     }

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { dataOf, useApp, type App } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { translateApiMessage } from '../i18n/api-messages.js';
@@ -193,13 +193,16 @@ export function MessagePage({ id }: { id: number }) {
     if (result.response.status !== 404 && result.response.status !== 403) app.report(troubleOf(result.response, result.error));
     return null;
   }, [eventId]);
+  // Only the latest read shows: a timed re-read and "Refresh" may cross, and an older answer must not win.
+  const latestRead = useRef(0);
   const reread = async () => {
+    const mine = ++latestRead.current;
     setReading(true);
     try {
       const answer = dataOf(app, await messages.get(id));
-      if (answer) setFresh(answer.data.message);
+      if (answer && mine === latestRead.current) setFresh(answer.data.message);
     } finally {
-      setReading(false);
+      if (mine === latestRead.current) setReading(false);
     }
   };
   const queued = message ? message.counts.queued > 0 : false;

@@ -19,12 +19,11 @@ interface Props {
 }
 
 /**
- * Whether the link still works, before anyone types a password: the reset with the token alone.
- * A dead token is refused on `token` alone; a live one is refused on the password, before the
- * token is used. Null: the link is live (or the API could not say, and the form will).
+ * Whether the link still works, before anyone types a password (see `accounts.checkResetLink`).
+ * Null: the link is live (or the API could not say, and the form will).
  */
 async function deadLinkMessages(token: string, onTrouble: (trouble: Trouble) => void): Promise<string[] | null> {
-  const result = await accounts.reset({ token } as Parameters<typeof accounts.reset>[0]);
+  const result = await accounts.checkResetLink(token);
   const refused = validationErrors(result.response, result.error);
   if (refused?.token) return refused.token;
   if (!refused) onTrouble(troubleOf(result.response, result.error));

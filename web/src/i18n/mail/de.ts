@@ -22,6 +22,7 @@ export const mailWordsDe: MailWords = {
   notMeExplained: 'Dann ist diese Einladung nicht für dich gedacht: Bitte benutze sie nicht und sag der Person Bescheid, die sie geschickt hat, damit sie die Adresse korrigiert. Es wurde nichts geändert.',
   chooseLogin: 'Wähle den Benutzernamen und das Passwort, mit denen du dich anmelden wirst.',
   createMyLogin: 'Meinen Zugang einrichten',
+  loginCreated: 'Dein Zugang ist eingerichtet, und du bist angemeldet. Willkommen!',
   inviteByEmail: 'Per E-Mail einladen',
   inviteHint: (email: string) => `Schickt an ${email} einen Link, mit dem die Person Benutzernamen und Passwort wählt. Er gilt 7 Tage; eine neue Einladung ersetzt eine frühere.`,
   confirmInvite: (name: string, email: string) => `${name} eine Einladung an ${email} schicken?`,

@@ -22,6 +22,7 @@ export const mailWordsEn = {
   notMeExplained: 'Then this invitation is not meant for you: please do not use it, and tell the person who sent it, so that they can correct the address. Nothing has been changed.',
   chooseLogin: 'Choose the username and the password you will sign in with.',
   createMyLogin: 'Create my login',
+  loginCreated: 'Your login is ready, and you are signed in. Welcome!',
   // Inviting a person, and their mail status.
   inviteByEmail: 'Invite by e-mail',
   inviteHint: (email: string) => `Sends ${email} a link with which the person chooses a username and a password. It is valid for 7 days; a new invitation replaces an earlier one.`,

@@ -22,6 +22,7 @@ export const mailWordsFr: MailWords = {
   notMeExplained: 'Alors cette invitation ne t’est pas destinée : merci de ne pas l’utiliser et de prévenir la personne qui l’a envoyée, pour qu’elle corrige l’adresse. Rien n’a été modifié.',
   chooseLogin: 'Choisis le nom d’utilisateur et le mot de passe avec lesquels tu te connecteras.',
   createMyLogin: 'Créer mon accès',
+  loginCreated: 'Ton accès est prêt, et tu es connecté·e. Bienvenue !',
   inviteByEmail: 'Inviter par e-mail',
   inviteHint: (email: string) => `Envoie à ${email} un lien avec lequel la personne choisit un nom d’utilisateur et un mot de passe. Il est valable 7 jours ; une nouvelle invitation remplace la précédente.`,
   confirmInvite: (name: string, email: string) => `Envoyer à ${name} une invitation à ${email} ?`,
