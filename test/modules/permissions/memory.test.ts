@@ -168,12 +168,16 @@ describe('role memory', () => {
       );
     clock = 200_000;
     const troop = await addGroup('Remembered troop', t.storage);
-    expect((await groupOf('demo', db, troop))?.name).toBe('Remembered troop');
-    // Renamed by another process: seen once a second has passed since the read.
+    // Renamed by another process: seen once a second has passed since the read. Measured with a
+    // memory whose process writes nothing meanwhile: the test app's own background writes (a token's
+    // last use, the workers) would forget the row early, as they should, and hide the second.
+    const { groupOf: quietGroupOf } = createGroupMemory({ writes: () => 0, now: () => clock });
+    expect((await quietGroupOf('demo', db, troop))?.name).toBe('Remembered troop');
     await otherProcess.tenantDb('demo').updateTable('groups').set({ name: 'Renamed' }).where('id', '=', troop).execute();
     clock += ROWS_KEPT_MS - 1;
-    expect((await groupOf('demo', db, troop))?.name).toBe('Remembered troop');
+    expect((await quietGroupOf('demo', db, troop))?.name).toBe('Remembered troop');
     clock += 1;
+    expect((await quietGroupOf('demo', db, troop))?.name).toBe('Renamed');
     expect((await groupOf('demo', db, troop))?.name).toBe('Renamed');
     // Renamed through this process: seen at once.
     await db.updateTable('groups').set({ name: 'Renamed here' }).where('id', '=', troop).execute();
