@@ -202,6 +202,12 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
       await leader.page.goto(link);
       await leader.page.getByRole('alert').filter({ hasText: translateApiMessage('The reset link is invalid or has expired.', language) }).waitFor();
       expect(await leader.page.evaluate(async () => (await fetch('/api/user', { headers: { accept: 'application/json' } })).status)).toBe(200);
+      // And in a new tab of that browser, which has not looked for its session yet: the way on leads into the app.
+      const tab = await leader.page.context().newPage();
+      await tab.goto(link);
+      await tab.getByRole('alert').filter({ hasText: translateApiMessage('The reset link is invalid or has expired.', language) }).waitFor();
+      await tab.getByRole('button', { name: leader.words.toStartPage, exact: true }).click();
+      await tab.getByRole('heading', { name: leader.words.nextForUs }).waitFor();
       await leader.close();
     }
   }, 240_000);
@@ -234,8 +240,11 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
         await screenshotMail(mail, 'mail-invitation.png');
       }
       const link = linkIn(mail, 'invitation');
-      const invited = await signedOut(link, language, width, 'invitation');
+      // A dead link first, then the mailed one in the same tab: the second is read afresh.
+      const invited = await signedOut(`${web.base}/#invitation=${'x'.repeat(43)}`, language, width, 'invitation');
       const other = invited.words;
+      await invited.page.getByRole('alert').filter({ hasText: translateApiMessage('The invitation is invalid or has expired.', language) }).waitFor();
+      await invited.page.goto(link);
       await invited.page.getByText(other.areYou(`Nina Neu ${language}`)).waitFor();
       await expectTokenGone(invited, link);
       expect(await invited.page.getByText(other.invitedBy('Lea Lindt', (await api('GET', '/tenant')).data.tenant.name)).count()).toBe(1);

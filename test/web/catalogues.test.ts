@@ -59,6 +59,17 @@ describe('the web app: catalogues', () => {
   });
 });
 
+describe('the web app: French grammar in the catalogue', () => {
+  it('elides "de" before a vowel and counts 0 and 1 in the singular', () => {
+    expect(fr.wardsOf('Anna')).toBe('Enfants d’Anna');
+    expect(fr.wardsOf('Mia')).toBe('Enfants de Mia');
+    expect(fr.participantsOf('Été au lac')).toBe('les participant·e·s d’Été au lac');
+    expect(fr.charactersUsed('1', '20 000')).toBe('1 caractère sur 20 000');
+    expect(fr.charactersUsed('0', '20 000')).toBe('0 caractère sur 20 000');
+    expect(fr.charactersUsed('2', '20 000')).toBe('2 caractères sur 20 000');
+  });
+});
+
 describe('the web app: the language chosen is remembered', () => {
   afterEach(() => vi.unstubAllGlobals());
 

@@ -1,6 +1,7 @@
 import { isValidElement, type VNode } from 'preact';
 import { describe, expect, it } from 'vitest';
-import { LinkedText, linkedParts } from '../../web/src/components/linked-text.js';
+import { linkedParts } from '../../src/lib/links.js';
+import { LinkedText } from '../../web/src/components/linked-text.js';
 
 /** What Preact would put on the page for `text`: strings, `<br>` and links with their attributes, in order. */
 function rendered(text: string): unknown[] {

@@ -149,6 +149,18 @@ function App() {
       .catch(() => false)
       .finally(() => setRestoring(false));
   }, []);
+  /**
+   * Leaves a mail link's page. A browser that is still signed in (the link's page is shown signed
+   * in or not, and a fresh tab has not looked for the session) goes back to the app, else to the sign-in.
+   */
+  const leaveLink = () => {
+    setLink(null);
+    if (session || !document.cookie.includes('XSRF-TOKEN=')) return;
+    setRestoring(true);
+    void start()
+      .catch(() => false)
+      .finally(() => setRestoring(false));
+  };
   /** The session ends only when the API ended it; otherwise the page says why not. */
   const logout = async () => {
     try {
@@ -287,6 +299,7 @@ function App() {
         {restoring ? null : link ? (
           link.kind === 'reset' ? (
             <ResetPasswordPage
+              key={link.token}
               words={words}
               language={language}
               token={link.token}
@@ -296,9 +309,11 @@ function App() {
                 setLink(null);
                 go('/forgot-password');
               }}
+              onLeave={leaveLink}
             />
           ) : (
-            <InvitationPage words={words} language={language} token={link.token} onTrouble={report} onSignedIn={signedIn} onLeave={() => setLink(null)} />
+            // Keyed by the token: a second link opened in this tab starts afresh, not with the first one's answer.
+            <InvitationPage key={link.token} words={words} language={language} token={link.token} onTrouble={report} onSignedIn={signedIn} onLeave={leaveLink} />
           )
         ) : app ? (
           <AppContext.Provider value={app}>{page()}</AppContext.Provider>

@@ -1,3 +1,4 @@
+import { linkedParts } from '../../lib/links.js';
 import type { Locale } from '../tenants/schemas.js';
 
 /**
@@ -25,21 +26,11 @@ export interface RenderedMail {
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
 
-const LINK = /\bhttps?:\/\/[^\s<>"']+/g;
-// A link at the end of a sentence keeps its full stop or bracket outside.
-const TRAILING = /[.,;:!?)\]]+$/;
-
-/** One paragraph's HTML: escaped, line breaks kept, bare links clickable. */
+/** One paragraph's HTML: escaped, line breaks kept, bare links clickable (the web app's rule: `linkedParts`). */
 function paragraphHtml(paragraph: string): string {
-  let html = '';
-  let last = 0;
-  for (const match of paragraph.matchAll(LINK)) {
-    const url = match[0].replace(TRAILING, '');
-    html += escapeHtml(paragraph.slice(last, match.index));
-    html += `<a href="${escapeHtml(url)}" style="color:#1d4ed8">${escapeHtml(url)}</a>`;
-    last = match.index + url.length;
-  }
-  html += escapeHtml(paragraph.slice(last));
+  const html = linkedParts(paragraph)
+    .map((part) => ('href' in part ? `<a href="${escapeHtml(part.href)}" style="color:#1d4ed8">${escapeHtml(part.text)}</a>` : escapeHtml(part.text)))
+    .join('');
   return html.replace(/\r?\n/g, '<br>\n');
 }
 

@@ -128,7 +128,9 @@ export async function sendMessage(db: TenantDb, access: Access, context: Message
       ? words.guardian(recipient.wardFirstname)
       : target.eventId !== null
         ? words.participant(target.name)
-        : words.member(target.name)) + replies;
+        : 'below' in target.echo && target.echo.below
+          ? words.memberBelow(target.name)
+          : words.member(target.name)) + replies;
   const mailOf = (recipient: Recipient, kind: 'message' | 'message_copy', footer: string): NewMail => ({
     kind,
     userId: recipient.person.id,

@@ -24,3 +24,14 @@ describe('French in mails', () => {
     expect(renderMail({ ...content, locale: 'en', button: { ...content.button, label: 'Open the event' } }).text).toContain('Open the event:\nhttps://');
   });
 });
+
+describe('links in a mail', () => {
+  it('links bare http(s) addresses by the rule of the web app: brackets that belong to the address stay in it, sentence marks stay out', () => {
+    const body = 'Lies https://de.wikipedia.org/wiki/Pfadi_(Begriff). (Anmeldung: https://example.org/lager) Nicht: javascript:alert(1) <b>';
+    const { html } = renderMail({ locale: 'de', tenantName: 'Pfadi', heading: 'H', body, footer: 'F' });
+    expect(html).toContain('<a href="https://de.wikipedia.org/wiki/Pfadi_(Begriff)" style="color:#1d4ed8">https://de.wikipedia.org/wiki/Pfadi_(Begriff)</a>.');
+    expect(html).toContain('<a href="https://example.org/lager" style="color:#1d4ed8">https://example.org/lager</a>)');
+    expect(html).toContain('javascript:alert(1) &lt;b&gt;');
+    expect(html.match(/<a /g)).toHaveLength(2);
+  });
+});

@@ -191,6 +191,10 @@ describe('messages', () => {
     const all = await sent('admin', { subject: 'All', body: 'Everyone', to: { group_id: top, below: true } });
     // Ida, Jon, the coach and the leader (the sender, admin, is no member here).
     expect(all.counts.recipients).toBe(4);
+    // Jon is a member of Sub, not of the top group: the footer says so.
+    const topName = (await w.call('admin', 'GET', `/groups/${top}`)).json().data.group.name as string;
+    const [toJon] = await mailsTo('jon@example.com', 1);
+    expect(toJon!.parsed.text).toContain(`You receive this message as a member of ${topName} or of one of its groups.`);
     const leaders = await sent('admin', { subject: 'Leaders', body: 'Leaders only', to: { group_id: top, below: true, role_types: ['leader'] } });
     expect(leaders.to).toEqual({ group_id: top, below: true, role_types: ['leader'], guardians: 'include' });
     expect((await read(leaders.id)).recipients.map((r: { person_id: number }) => r.person_id)).toEqual([w.ids.member]);

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { LinkedText } from '../components/linked-text.js';
 import { dataOf, useApp, type App } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { translateApiMessage } from '../i18n/api-messages.js';
@@ -80,23 +81,6 @@ function Recipients({ message, eventName }: { message: Message; eventName: strin
       <span>{chosen}</span>
       <br />
       <span>{guardians}</span>
-    </>
-  );
-}
-
-/** A bare http(s) address in a message's text as a link, as in its mail; everything else as text (never markup). */
-function Linked({ text }: { text: string }) {
-  return (
-    <>
-      {text.split(/(https?:\/\/[^\s<>"]*[^\s<>".,;:!?)])/).map((part, index) =>
-        index % 2 === 1 ? (
-          <a key={index} href={part} rel="noopener noreferrer">
-            {part}
-          </a>
-        ) : (
-          part
-        ),
-      )}
     </>
   );
 }
@@ -232,7 +216,7 @@ export function MessagePage({ id }: { id: number }) {
           </dd>
         </dl>
         <div class="message-body">
-          <Linked text={message.body} />
+          <LinkedText text={message.body} />
         </div>
         <div aria-live="polite">
           <MessageCounts counts={message.counts} />

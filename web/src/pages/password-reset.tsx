@@ -16,6 +16,8 @@ interface Props {
   onSignedIn: (announcement?: string) => Promise<void>;
   /** The link was refused: a new one is asked for. */
   onNewLink: () => void;
+  /** Leaves the link's page for the app (signed in, if this browser is) or the sign-in. */
+  onLeave: () => void;
 }
 
 /**
@@ -31,7 +33,7 @@ async function deadLinkMessages(token: string, onTrouble: (trouble: Trouble) => 
 }
 
 /** "Set a new password", reached from the mail's link: checked first, then a password twice, then signed in. */
-export function ResetPasswordPage({ words, language, token, onTrouble, onSignedIn, onNewLink }: Props) {
+export function ResetPasswordPage({ words, language, token, onTrouble, onSignedIn, onNewLink, onLeave }: Props) {
   const [link, setLink] = useState<'checking' | 'live' | { dead: string[] }>('checking');
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
@@ -56,6 +58,9 @@ export function ResetPasswordPage({ words, language, token, onTrouble, onSignedI
         <div class="actions">
           <button type="button" onClick={onNewLink}>
             {words.requestNewLink}
+          </button>
+          <button type="button" class="secondary-dark" onClick={onLeave}>
+            {words.toStartPage}
           </button>
         </div>
       </PublicCard>

@@ -12,6 +12,7 @@ export const mailWordsDe: MailWords = {
   repeatPassword: 'Passwort wiederholen',
   setNewPassword: 'Passwort setzen',
   requestNewLink: 'Neuen Link anfordern',
+  toStartPage: 'Zur Startseite',
   passwordSet: 'Dein neues Passwort ist gesetzt, und du bist angemeldet.',
   invitationTitle: 'Einladung annehmen',
   invitedBy: (inviter: string, tenant: string) => `${inviter} lädt dich zu ${tenant} ein.`,

@@ -11,6 +11,7 @@ export const mailWordsEn = {
   repeatPassword: 'Repeat the password',
   setNewPassword: 'Set the password',
   requestNewLink: 'Request a new link',
+  toStartPage: 'Go to the start page',
   passwordSet: 'Your new password is set, and you are signed in.',
   // Accepting an invitation.
   invitationTitle: 'Accept the invitation',

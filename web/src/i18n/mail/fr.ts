@@ -12,6 +12,7 @@ export const mailWordsFr: MailWords = {
   repeatPassword: 'Répète le mot de passe',
   setNewPassword: 'Enregistrer le mot de passe',
   requestNewLink: 'Demander un nouveau lien',
+  toStartPage: 'Aller à l’accueil',
   passwordSet: 'Ton nouveau mot de passe est enregistré, et tu es connecté·e.',
   invitationTitle: 'Accepter l’invitation',
   invitedBy: (inviter: string, tenant: string) => `${inviter} t’invite à rejoindre ${tenant}.`,

@@ -29,7 +29,7 @@ export const messageWordsDe: MessageWords = {
   statesChosen: (states: string) => `Teilnehmende mit Status: ${states}`,
   membersSelected: (count: number, shown: string) => (count === 1 ? '1 Mitglied ausgewählt.' : `${shown} Mitglieder ausgewählt.`),
   participantsSelected: (count: number, shown: string) => (count === 1 ? '1 teilnehmende Person ausgewählt.' : `${shown} Teilnehmende ausgewählt.`),
-  nobodyInGroup: 'Kein Mitglied passt zu dieser Auswahl, die Nachricht würde also niemanden erreichen. Wähle andere Rollen oder nimm die Untergruppen dazu.',
+  nobodyInGroup: 'Kein Mitglied passt zu dieser Auswahl (du selbst zählst nicht mit, du erhältst ohnehin eine Kopie), die Nachricht würde also niemanden erreichen. Wähle andere Rollen oder nimm die Untergruppen dazu.',
   nobodyInEvent: 'Niemand hat einen der gewählten Status, die Nachricht würde also niemanden erreichen. Wähle andere Status.',
   messageSent: 'Nachricht gesendet.',
   sendAgainIn: (minutes: number) => (minutes === 1 ? 'Du kannst in 1 Minute wieder senden.' : `Du kannst in ${minutes} Minuten wieder senden.`),

@@ -29,7 +29,7 @@ export const messageWordsEn = {
   statesChosen: (states: string) => `Participants who are: ${states}`,
   membersSelected: (count: number, shown: string) => (count === 1 ? '1 member selected.' : `${shown} members selected.`),
   participantsSelected: (count: number, shown: string) => (count === 1 ? '1 participant selected.' : `${shown} participants selected.`),
-  nobodyInGroup: 'No member matches this choice, so the message would reach no one. Choose other roles, or include the subgroups.',
+  nobodyInGroup: 'No member matches this choice (you yourself are not counted: you get a copy anyway), so the message would reach no one. Choose other roles, or include the subgroups.',
   nobodyInEvent: 'No participant is in the chosen states, so the message would reach no one. Choose other states.',
   messageSent: 'Message sent.',
   sendAgainIn: (minutes: number) => (minutes === 1 ? 'You can send again in 1 minute.' : `You can send again in ${minutes} minutes.`),

@@ -10,7 +10,8 @@ export const messageWordsFr: MessageWords = {
   subject: 'Objet',
   messageText: 'Texte du message',
   messageTextHint: 'Texte simple. Une ligne vide commence un nouveau paragraphe ; les adresses web deviennent des liens.',
-  charactersUsed: (used: string, most: string) => `${used} caractères sur ${most}`,
+  // French counts 0 and 1 in the singular.
+  charactersUsed: (used: string, most: string) => `${used} ${used === '0' || used === '1' ? 'caractère' : 'caractères'} sur ${most}`,
   whoGetsIt: 'Qui le reçoit',
   rolesLegend: 'Seulement ces rôles',
   rolesHint: 'Aucun choisi : tous les rôles.',
@@ -30,7 +31,7 @@ export const messageWordsFr: MessageWords = {
   statesChosen: (states: string) => `Participant·e·s au statut : ${states}`,
   membersSelected: (count: number, shown: string) => (count === 1 ? '1 membre sélectionné·e.' : `${shown} membres sélectionné·e·s.`),
   participantsSelected: (count: number, shown: string) => (count === 1 ? '1 participant·e sélectionné·e.' : `${shown} participant·e·s sélectionné·e·s.`),
-  nobodyInGroup: 'Aucun membre ne correspond à ce choix : le message n’atteindrait personne. Choisis d’autres rôles, ou inclus les sous-groupes.',
+  nobodyInGroup: 'Aucun membre ne correspond à ce choix (toi-même non compris·e, puisque tu reçois de toute façon une copie) : le message n’atteindrait personne. Choisis d’autres rôles, ou inclus les sous-groupes.',
   nobodyInEvent: 'Aucun·e participant·e n’a l’un des statuts choisis : le message n’atteindrait personne. Choisis d’autres statuts.',
   messageSent: 'Message envoyé.',
   sendAgainIn: (minutes: number) => (minutes === 1 ? 'Tu pourras de nouveau envoyer dans 1 minute.' : `Tu pourras de nouveau envoyer dans ${minutes} minutes.`),
