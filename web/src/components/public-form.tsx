@@ -1,10 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { translateApiMessages } from '../i18n/api-messages.js';
-import type { Language } from '../i18n/index.js';
+import type { Language, Words } from '../i18n/index.js';
 import type { Answer } from '../mail-api.js';
 import { troubleOf, type Trouble } from '../session.js';
-import { useFirstErrorFocus, validationErrors, type FieldErrors } from './field.js';
+import { Field, useFirstErrorFocus, validationErrors, type FieldErrors } from './field.js';
 
 interface CardProps {
   /** The heading's id: the card is named by it. */
@@ -110,5 +110,22 @@ export function PublicForm<T>(props: FormProps<T>) {
         {props.actions}
       </div>
     </form>
+  );
+}
+
+/** "Repeat the password", under which a mismatch is said (see `besideConfirmation`). */
+export function RepeatPasswordField({ words, language, value, errors, onInput }: { words: Words; language: Language; value: string; errors: string[] | undefined; onInput: (value: string) => void }) {
+  return (
+    <Field
+      label={words.repeatPassword}
+      name="password_confirmation"
+      type="password"
+      autocomplete="new-password"
+      required
+      value={value}
+      errors={errors}
+      language={language}
+      onInput={onInput}
+    />
   );
 }

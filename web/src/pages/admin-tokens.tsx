@@ -1,5 +1,6 @@
 import { useId, useState } from 'preact/hooks';
 import { answerFor, Field, FormErrors, useFirstErrorFocus, type FieldErrors } from '../components/field.js';
+import { ShownOnce } from '../components/shown-once.js';
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { translateApiMessages } from '../i18n/api-messages.js';
@@ -71,39 +72,6 @@ export function TokensPage() {
         }}
       />
     </>
-  );
-}
-
-/** A secret the API shows once: in a field to select, a button to copy it, and why it must be copied now. */
-export function ShownOnce({ label, warning, value }: { label: string; warning: string; value: string }) {
-  const { words } = useApp();
-  const id = useId();
-  const [copied, setCopied] = useState(false);
-  return (
-    // The warning is said aloud; the secret never sits in a live region, so no screen reader reads it out.
-    <div class="shown-once">
-      <p class="notice" role="status">
-        {warning}
-      </p>
-      <label for={id}>{label}</label>
-      <div class="actions">
-        <input id={id} class="secret" readOnly value={value} onFocus={(e) => (e.target as HTMLInputElement).select()} />
-        <button
-          type="button"
-          onClick={() =>
-            void navigator.clipboard
-              ?.writeText(value)
-              .then(() => setCopied(true))
-              .catch(() => undefined)
-          }
-        >
-          {words.copy}
-        </button>
-        <span class="success" role="status">
-          {copied ? words.copied : ''}
-        </span>
-      </div>
-    </div>
   );
 }
 

@@ -5,7 +5,7 @@ import { useLoad } from '../hooks.js';
 import { translateApiMessages } from '../i18n/api-messages.js';
 import { formatMoment } from '../i18n/index.js';
 import { client, troubleOf } from '../session.js';
-import { ShownOnce } from './admin-tokens.js';
+import { ShownOnce } from '../components/shown-once.js';
 
 /** The kinds of change records a webhook may receive (the change feed's entities). */
 const ENTITIES = ['person', 'group', 'membership', 'guardianship', 'role_type', 'event', 'participation'] as const;

@@ -1,5 +1,6 @@
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { calendarFeed } from '../calendars-api.js';
+import { ShownOnce } from '../components/shown-once.js';
 import { dataOf, useApp } from '../context.js';
 import { useLoad } from '../hooks.js';
 import { formatDate, formatMoment } from '../i18n/index.js';
@@ -11,40 +12,6 @@ async function qrCodeOf(url: string): Promise<string> {
   const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
   return `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
-}
-
-/**
- * The secret address, shown once: a field to select it and a button to copy it. Outside any live
- * region, so that a screen reader never reads the address aloud by itself; the live region says
- * only that it was copied.
- */
-function FeedAddress({ address }: { address: string }) {
-  const { words } = useApp();
-  const id = useId();
-  const [copied, setCopied] = useState(false);
-  return (
-    <div class="shown-once">
-      <p class="notice">{words.calendarAddressOnce}</p>
-      <label for={id}>{words.calendarAddress}</label>
-      <div class="actions">
-        <input id={id} class="secret" readOnly value={address} onFocus={(event) => (event.target as HTMLInputElement).select()} />
-        <button
-          type="button"
-          onClick={() =>
-            void navigator.clipboard
-              ?.writeText(address)
-              .then(() => setCopied(true))
-              .catch(() => undefined)
-          }
-        >
-          {words.copy}
-        </button>
-        <span class="success" role="status">
-          {copied ? words.calendarAddressCopied : ''}
-        </span>
-      </div>
-    </div>
-  );
 }
 
 /**
@@ -114,7 +81,7 @@ export function CalendarPage() {
         )}
         {shown && (
           <div class="calendar-address">
-            <FeedAddress key={shown} address={shown} />
+            <ShownOnce key={shown} label={words.calendarAddress} warning={words.calendarAddressOnce} value={shown} copiedText={words.calendarAddressCopied} />
             {qrCode && <img class="qr-code" src={qrCode} alt={words.calendarQrCode} width={200} height={200} />}
           </div>
         )}

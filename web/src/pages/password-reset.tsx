@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Field, validationErrors } from '../components/field.js';
-import { PublicCard, PublicForm } from '../components/public-form.js';
+import { PublicCard, PublicForm, RepeatPasswordField } from '../components/public-form.js';
 import { translateApiMessages } from '../i18n/api-messages.js';
 import type { Language, Words } from '../i18n/index.js';
 import { accounts } from '../mail-api.js';
@@ -81,17 +81,7 @@ export function ResetPasswordPage({ words, language, token, onTrouble, onSignedI
       {(errors) => (
         <>
           <Field label={words.newPassword} name="password" type="password" autocomplete="new-password" required hint={words.resetHint} value={password} errors={errors.password} language={language} onInput={setPassword} />
-          <Field
-            label={words.repeatPassword}
-            name="password_confirmation"
-            type="password"
-            autocomplete="new-password"
-            required
-            value={confirmation}
-            errors={errors.password_confirmation}
-            language={language}
-            onInput={setConfirmation}
-          />
+          <RepeatPasswordField words={words} language={language} value={confirmation} errors={errors.password_confirmation} onInput={setConfirmation} />
         </>
       )}
     </PublicForm>
