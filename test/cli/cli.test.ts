@@ -109,6 +109,18 @@ describe('groupadmin command line', () => {
     expect(result.stderr).toBe('');
   });
 
+  it('keeps the first administrator active when the tenant moves to the westernmost zone', async () => {
+    // Created in the easternmost zone, where "today" is the latest date on earth; moving to the
+    // westernmost puts "today" back a day for most hours. The administrator must act at once all
+    // the same, at any hour this test runs.
+    await cli(['tenant', 'create', 'acme', '--timezone', 'Pacific/Kiritimati']);
+    const created = await cli(['user', 'create', 'acme', 'ada', '--email', 'ada@example.com', '--firstname', 'Ada', '--lastname', 'Admin']);
+    expect(created.status).toBe(0);
+    expect((await cli(['tenant', 'timezone', 'acme', 'Etc/GMT+12'])).status).toBe(0);
+    const active = await cli(['membership', 'list', 'acme', '--group', '1']);
+    expect(active.stdout.split('\n').filter(Boolean).map((row) => row.split('\t').slice(2, 5))).toEqual([['Admin', 'Ada', 'admin']]);
+  });
+
   it('generates and prints a password once when none is piped in', async () => {
     await cli(['tenant', 'create', 'acme']);
     const result = await cli(['user', 'create', 'acme', 'bob', '--email', 'bob@example.com', '--firstname', 'B', '--lastname', 'C']);

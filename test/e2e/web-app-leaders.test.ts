@@ -584,6 +584,9 @@ describe.runIf(browserAvailable)("the web app: a leader's people pages", () => {
       await guardians.getByRole('button', { name: words.linkAsGuardian('Pia Pfister'), exact: true }).click();
       await page.getByRole('status').filter({ hasText: words.guardianLinked('Pia Pfister', firstname) }).waitFor();
       expect(await guardiansOf(id)).toEqual(['Pia Pfister']);
+      // The page reads the person again and lists her: the card's buttons move down, so the next
+      // click waits for that, as a user's eye would (a click during the move can miss).
+      await guardians.getByRole('link', { name: 'Pia Pfister', exact: true }).waitFor();
       // By e-mail address: an unknown one said beside the field; Ugo's linked.
       await ways.getByRole('button', { name: words.linkGuardianByEmail, exact: true }).click();
       const byEmail = guardians.getByRole('textbox', { name: words.email, exact: true });
@@ -594,6 +597,7 @@ describe.runIf(browserAvailable)("the web app: a leader's people pages", () => {
       await guardians.getByRole('button', { name: words.linkGuardianByEmail, exact: true }).last().click();
       await page.getByRole('status').filter({ hasText: words.guardianLinked('Ugo Pfister', firstname) }).waitFor();
       expect(await guardiansOf(id)).toEqual(['Pia Pfister', 'Ugo Pfister']);
+      await guardians.getByRole('link', { name: 'Ugo Pfister', exact: true }).waitFor();
       // A new parent, created and linked in one step, without a membership of their own.
       await ways.getByRole('button', { name: words.createGuardian, exact: true }).click();
       await guardians.getByText(words.createGuardianHint(firstname)).waitFor();
