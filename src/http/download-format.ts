@@ -36,6 +36,15 @@ export function firstAcceptedType(request: FastifyRequest): string {
   return (request.headers.accept ?? '').split(',')[0]?.split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
+/**
+ * Adds a request header to the answer's `Vary` (kept once, beside what is there, such as CORS's
+ * `Origin`): an answer chosen by that header must not be served from a cache for another value.
+ */
+export function varyOn(reply: FastifyReply, header: string): void {
+  const present = String(reply.getHeader('vary') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  if (!present.some((name) => name.toLowerCase() === header.toLowerCase())) reply.header('vary', [...present, header].join(', '));
+}
+
 /** The form of the answer: `format` when given (the query schema let only offered ones through), else by Accept. */
 export function downloadFormatOf<F extends DownloadFormat>(request: FastifyRequest, offered: readonly F[], format: F | undefined): F | 'json' {
   if (format !== undefined) return format;

@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify';
+import Fastify, { type FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { downloadFormatOf, FormatParameter, JsonOrFile, JsonOrFiles } from '../../src/http/download-format.js';
+import { downloadFormatOf, FormatParameter, JsonOrFile, JsonOrFiles, varyOn } from '../../src/http/download-format.js';
 import { XLSX_MEDIA_TYPE } from '../../src/lib/xlsx.js';
 import { compileObjectValidator } from '../../src/lib/validation.js';
 
@@ -76,5 +76,25 @@ describe('JsonOrFile', () => {
     const answer = JsonOrFile(Type.Object({}), { mediaType: 'text/calendar', description: 'the event' });
     expect(Object.keys(answer.content)).toEqual(['application/json', 'text/calendar']);
     expect(answer.headers['Content-Disposition'].description).toMatch(/attachment/);
+  });
+});
+
+/** `Vary` on an answer chosen by a request header (http/download-format.ts). */
+describe('varyOn', () => {
+  it('adds the header once, beside the names already there', async () => {
+    const app = Fastify();
+    app.get('/', async (_request, reply) => {
+      reply.header('vary', 'Origin');
+      varyOn(reply, 'Accept');
+      varyOn(reply, 'accept');
+      return 'x';
+    });
+    app.get('/alone', async (_request, reply) => {
+      varyOn(reply, 'Accept');
+      return 'x';
+    });
+    expect((await app.inject('/')).headers.vary).toBe('Origin, Accept');
+    expect((await app.inject('/alone')).headers.vary).toBe('Accept');
+    await app.close();
   });
 });

@@ -6,7 +6,7 @@ import { beforeBody, IdParams, ok } from '../../http/before-body.js';
 import { etagOf } from '../../http/etag.js';
 import { limitOf } from '../../http/paging.js';
 import { Envelope, NoContent, ValidationErrorSchema } from '../../http/schemas.js';
-import { firstAcceptedType, JsonOrFile } from '../../http/download-format.js';
+import { firstAcceptedType, JsonOrFile, varyOn } from '../../http/download-format.js';
 import { attachment } from '../../lib/csv.js';
 import type { EventRow, TenantDb } from '../../db/types.js';
 import { changeEvent, createEvent, listEvents, removeEvent, requireManagedEvent, requireVisibleEvent } from './rules.js';
@@ -83,6 +83,8 @@ const eventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { 
       const access = await accessOf(request);
       const { event } = await requireVisibleEvent(db, access, idOf(request));
       reply.header('etag', etagOf(event.version));
+      // Two representations under one address and one ETag: a cache must keep them apart.
+      varyOn(reply, 'Accept');
       if (firstAcceptedType(request) === ICS_MEDIA_TYPE) {
         const body = await eventFile(db, slug, access.personId, event);
         // A file, not the JSON the type provider expects of a schema'd answer.

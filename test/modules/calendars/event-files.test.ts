@@ -57,6 +57,9 @@ describe('an event as a file, and its SEQUENCE', () => {
     const json = await w.call('parent', 'GET', `/events/${camp}`, undefined, { accept: 'application/json, text/calendar' });
     expect(json.headers['content-type']).toMatch(/^application\/json/);
     expect(json.json().data.event.id).toBe(camp);
+    // One address, one ETag, two representations: each says that Accept chose it, for caches.
+    expect(answer.headers.vary).toBe('Accept');
+    expect(json.headers.vary).toBe('Accept');
   });
 
   it('answers 404 "Event not found." to whoever does not see the event, as the JSON does', async () => {
