@@ -5,6 +5,7 @@ import { buildApp } from '../../../src/app.js';
 import { createStorage } from '../../../src/db/index.js';
 import type { Storage } from '../../../src/db/storage.js';
 import { dayIn } from '../../../src/modules/permissions/calendar.js';
+import { setTenantTimezone } from '../../../src/modules/tenants/rules.js';
 import { hostOf, JSON_HEADERS } from '../../helpers/app.js';
 import { sleep } from '../../helpers/wait.js';
 import { buildImportWorld, type ImportWorld } from '../people-import/helpers.js';
@@ -127,6 +128,8 @@ describe('a new time zone on a second instance', () => {
   let b: FastifyInstance;
   beforeEach(async () => {
     w = await buildImportWorld();
+    // Behind first, before B starts: in UTC, "today" is Kiritimati's for ten hours of every day.
+    await setTenantTimezone(w.t.storage, 'demo', BEHIND);
     storageB = await createStorage(w.t.config);
     b = await buildApp(w.t.config, { storage: storageB, logger: pino({ level: 'silent' }) });
     await b.ready();
