@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Language } from '../../web/src/i18n/index.js';
-import { browserAvailable, launchChromium } from '../helpers/browser.js';
+import { browserAvailable, launchChromium, ofThisPass } from '../helpers/browser.js';
 import { http } from '../helpers/processes.js';
 import { startWebServer, type WebServer } from '../helpers/web-server.js';
 import { check, serverLogOnFailure, signIn as signInAs, view, visit, type Journey } from '../helpers/web-journey.js';
@@ -79,7 +79,7 @@ describe.runIf(browserAvailable)('the web app: details', () => {
     signInAs({ web, browser, username, password, language, width, timeZone: ZONE, name: `details-${name}` });
   const menuLinks = (journey: Journey): Promise<string[]> => journey.page.getByRole('navigation').getByRole('link').allInnerTexts();
 
-  it.each(CASES.map((item, index) => ({ ...item, index })))(
+  it.each(ofThisPass(CASES.map((item, index) => ({ ...item, index }))))(
     'a parent without roles, $language at $width px: the menu, the event, the calendar address and a 429',
     async ({ language, width, index }) => {
       serverLogOnFailure(web);
@@ -174,7 +174,7 @@ describe.runIf(browserAvailable)('the web app: details', () => {
     120_000,
   );
 
-  it.each(CASES)('people with roles, $language at $width px: the menu as before; French "de" elided before a vowel', async ({ language, width }) => {
+  it.each(ofThisPass(CASES))('people with roles, $language at $width px: the menu as before; French "de" elided before a vowel', async ({ language, width }) => {
     serverLogOnFailure(web);
     const admin = await signIn(credentials.username, credentials.password, language, width, `admin-${language}-${width}`);
     const { page, words } = admin;

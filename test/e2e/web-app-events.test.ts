@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { translateApiMessage } from '../../web/src/i18n/api-messages.js';
 import type { Words } from '../../web/src/i18n/en.js';
 import { formatDate, type Language } from '../../web/src/i18n/index.js';
-import { browserAvailable, launchChromium } from '../helpers/browser.js';
+import { browserAvailable, languagesAtWidths, launchChromium, ofThisPass } from '../helpers/browser.js';
 import { ARTIFACTS, startWebServer, type WebServer } from '../helpers/web-server.js';
 import { answer, check, LANGUAGES, messageBeside, nextQuestion, serverLogOnFailure, signIn as signInAs, view, visit, type Journey } from '../helpers/web-journey.js';
 
@@ -102,7 +102,7 @@ describe.runIf(browserAvailable)('the web app: a leader\'s event pages', () => {
 
   it('lets a leader create an event with every field and edit it, in German, without overwriting a change made meanwhile', async () => {
     serverLogOnFailure(web);
-    for (const width of [1280, 360]) {
+    for (const width of ofThisPass([1280, 360])) {
       const leader = await signIn('de', width);
       const { page, words } = leader;
       const name = `Sommerlager ${width}`;
@@ -203,7 +203,7 @@ describe.runIf(browserAvailable)('the web app: a leader\'s event pages', () => {
 
   it('lets a leader copy an event as a new one and delete one, asked first, the refusal with the API\'s reason, in French', async () => {
     serverLogOnFailure(web);
-    for (const width of [360, 1280]) {
+    for (const width of ofThisPass([360, 1280])) {
       const original = await newEvent(`Camp d’automne ${width}`, { capacity: 8, waiting_list: false, requires_approval: true });
       // A pending registration: the original cannot be deleted.
       await register(original, [ids.kim]);
@@ -274,7 +274,7 @@ describe.runIf(browserAvailable)('the web app: a leader\'s event pages', () => {
 
   it('prints the participant list, the kitchen\'s and the lifeguard\'s sheets and the guardians\' numbers on A4, in English', async () => {
     serverLogOnFailure(web);
-    for (const width of [1280, 360]) {
+    for (const width of ofThisPass([1280, 360])) {
       const leader = await signIn('en', width);
       const { page, words } = leader;
       await visit(leader, `/events/${ids.camp}`, 'Pfingstlager');
@@ -351,28 +351,26 @@ describe.runIf(browserAvailable)('the web app: a leader\'s event pages', () => {
     }
   }, 180_000);
 
-  for (const language of ['de', 'fr', 'en'] as const) {
-    it(`shows every event page in ${language} at 360 and 1280 px, within the request budget`, async () => {
+  for (const { language, width } of ofThisPass(languagesAtWidths(['de', 'fr', 'en'] as const))) {
+    it(`shows every event page in ${language} at ${width} px, within the request budget`, async () => {
       serverLogOnFailure(web);
       const { words } = LANGUAGES[language];
-      for (const width of [360, 1280]) {
-        const leader = await signIn(language, width);
-        const pages: [hash: string, heading: string, requests: string[] | null][] = [
-          [`/groups/${ids.troop}`, 'Biber', null],
-          [`/groups/${ids.troop}/events/new`, words.eventFormTitleNew, []],
-          [`/events/${ids.camp}`, 'Pfingstlager', null],
-          [`/events/${ids.camp}/edit`, words.editEventTitle('Pfingstlager'), [`GET /api/events/${ids.camp}`]],
-          [`/events/${ids.camp}/copy`, words.copyEventTitle('Pfingstlager'), [`GET /api/events/${ids.camp}`]],
-          [`/events/${ids.camp}/print`, 'Pfingstlager', [`GET /api/events/${ids.camp}`, `GET /api/events/${ids.camp}/participations`]],
-        ];
-        for (const [hash, heading, expected] of pages) {
-          const made = await visit(leader, hash, heading);
-          if (expected) expect(made, hash).toEqual(expected);
-          await check(leader, hash);
-        }
-        expect(leader.found).toEqual([]);
-        await leader.close();
+      const leader = await signIn(language, width);
+      const pages: [hash: string, heading: string, requests: string[] | null][] = [
+        [`/groups/${ids.troop}`, 'Biber', null],
+        [`/groups/${ids.troop}/events/new`, words.eventFormTitleNew, []],
+        [`/events/${ids.camp}`, 'Pfingstlager', null],
+        [`/events/${ids.camp}/edit`, words.editEventTitle('Pfingstlager'), [`GET /api/events/${ids.camp}`]],
+        [`/events/${ids.camp}/copy`, words.copyEventTitle('Pfingstlager'), [`GET /api/events/${ids.camp}`]],
+        [`/events/${ids.camp}/print`, 'Pfingstlager', [`GET /api/events/${ids.camp}`, `GET /api/events/${ids.camp}/participations`]],
+      ];
+      for (const [hash, heading, expected] of pages) {
+        const made = await visit(leader, hash, heading);
+        if (expected) expect(made, hash).toEqual(expected);
+        await check(leader, hash);
       }
+      expect(leader.found).toEqual([]);
+      await leader.close();
     }, 120_000);
   }
 });

@@ -2,7 +2,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { translateApiMessage } from '../../web/src/i18n/api-messages.js';
 import { formatDate, formatMoment, type Language } from '../../web/src/i18n/index.js';
-import { browserAvailable, launchChromium } from '../helpers/browser.js';
+import { browserAvailable, launchChromium, ofThisPass } from '../helpers/browser.js';
 import { http } from '../helpers/processes.js';
 import { startWebServer, type WebServer } from '../helpers/web-server.js';
 import { answer, check, messageBeside, nextQuestion, requestsDuring, serverLogOnFailure, signIn as signInAs, view, visit, type Journey } from '../helpers/web-journey.js';
@@ -158,7 +158,7 @@ describe.runIf(browserAvailable)("the web app: a leader's people pages", () => {
   it('shows a group\'s members as a table to sort, search, filter and page through, and acts on the chosen in one request each, in German', async () => {
     serverLogOnFailure(web);
     const files: { width: number; names: string[]; xlsx: Downloaded; csv: Downloaded }[] = [];
-    for (const width of WIDTHS) {
+    for (const width of ofThisPass(WIDTHS)) {
       const leader = await signIn('de', width);
       const { page, words } = leader;
       await tour(leader);
@@ -368,7 +368,7 @@ describe.runIf(browserAvailable)("the web app: a leader's people pages", () => {
 
   it('adds a person with every field and a login, errors beside their fields and a warning about duplicates, in French', async () => {
     serverLogOnFailure(web);
-    for (const width of WIDTHS) {
+    for (const width of ofThisPass(WIDTHS)) {
       const leader = await signIn('fr', width);
       const { page, words } = leader;
       await tour(leader);
@@ -489,7 +489,7 @@ describe.runIf(browserAvailable)("the web app: a leader's people pages", () => {
 
   it('edits a person, their memberships and guardians, and shows their registrations and history, in English', async () => {
     serverLogOnFailure(web);
-    for (const width of WIDTHS) {
+    for (const width of ofThisPass(WIDTHS)) {
       const leader = await signIn('en', width);
       const { page, words } = leader;
       await tour(leader);

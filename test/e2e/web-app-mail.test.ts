@@ -5,7 +5,7 @@ import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { translateApiMessage } from '../../web/src/i18n/api-messages.js';
 import { formatNumber, type Language } from '../../web/src/i18n/index.js';
-import { browserAvailable, launchChromium } from '../helpers/browser.js';
+import { browserAvailable, launchChromium, ofThisPass } from '../helpers/browser.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../helpers/smtp-sink.js';
 import { waitFor } from '../helpers/wait.js';
 import { startWebServer, type WebServer } from '../helpers/web-server.js';
@@ -143,7 +143,7 @@ describe.runIf(browserAvailable)('the web app: mail', () => {
       { language: 'fr', width: 1280 },
       { language: 'en', width: 1280 },
     ] as const;
-    for (const { language, width } of cases) {
+    for (const { language, width } of ofThisPass(cases)) {
       const username = `rosa-${language}`;
       const email = `rosa.${language}@example.org`;
       await api('POST', '/people', { firstname: 'Rosa', lastname: 'Rot', email, username, password: PASSWORD, membership: { group_id: ids.troop, role_type: 'member' } });

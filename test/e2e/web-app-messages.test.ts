@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { translateApiMessage } from '../../web/src/i18n/api-messages.js';
 import { formatNumber } from '../../web/src/i18n/index.js';
-import { browserAvailable, launchChromium } from '../helpers/browser.js';
+import { browserAvailable, launchChromium, ofThisPass } from '../helpers/browser.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { waitFor } from '../helpers/wait.js';
 import { startWebServer, type WebServer } from '../helpers/web-server.js';
@@ -116,10 +116,10 @@ describe.runIf(browserAvailable)('the web app: writing messages', () => {
 
   it('writes to a group: the fields\' messages first, nobody selected said beside "who gets it", the question names who and how many, then the message\'s page', async () => {
     serverLogOnFailure(web);
-    for (const { language, width } of [
+    for (const { language, width } of ofThisPass([
       { language: 'de', width: 360 },
       { language: 'fr', width: 1280 },
-    ] as const) {
+    ] as const)) {
       const leader = await signInLea(language, width, 'messages-group');
       const { page, words } = leader;
       const questions = questionsOf(page);
@@ -205,10 +205,10 @@ describe.runIf(browserAvailable)('the web app: writing messages', () => {
 
   it('writes to an event\'s participants: nobody in the chosen states is said first; the question and the message page name the event', async () => {
     serverLogOnFailure(web);
-    for (const { language, width } of [
+    for (const { language, width } of ofThisPass([
       { language: 'fr', width: 360 },
       { language: 'de', width: 1280 },
-    ] as const) {
+    ] as const)) {
       const leader = await signInLea(language, width, 'messages-event');
       const { page, words } = leader;
       const questions = questionsOf(page);
