@@ -241,7 +241,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(membershipRoutes, resources);
       await api.register(memberRoutes, resources);
       // The CSV import takes text/csv with its own limit: a plugin of its own, so no other route does.
-      await api.register(peopleImportRoutes, { accessOf: resources.accessOf, bodyLimit: config.importBodyLimit, maxRows: config.importMaxRows });
+      await api.register(peopleImportRoutes, { accessOf: resources.accessOf, refreshStatistics: (slug, tables) => storage.refreshStatistics(slug, tables), bodyLimit: config.importBodyLimit, maxRows: config.importMaxRows });
       // GET /user/export gathers the person's data from every module.
       await api.register(userExportRoutes, { accessOf: resources.accessOf });
       await api.register(userAccessRoutes, { accessOf: resources.accessOf, storage });

@@ -27,6 +27,7 @@ export function registerImportCommands(program: Command): void {
             onProgress: (message) => process.stderr.write(`${message}\n`),
           });
           await storage.syncIdSequences(tenant, ['users', 'personal_access_tokens']);
+          await storage.refreshStatistics(tenant, ['users']);
           for (const report of reports) {
             process.stdout.write(
               `${report.table}: ${report.read} read, ${report.imported} imported, ${report.alreadyPresent} already present\n`,

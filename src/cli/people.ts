@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { ApiError } from '../errors.js';
 import { peopleCsv, peopleSelection } from '../modules/people/csv.js';
 import { parseImportFile } from '../modules/people-import/parse.js';
-import { importPeople, requireImportTarget } from '../modules/people-import/rules.js';
+import { importPeople, requireImportTarget, tablesToRefreshAfter } from '../modules/people-import/rules.js';
 import { operatorAccess } from '../modules/permissions/rules.js';
 import { CliError, openTenant, withStorage } from './context.js';
 import { idOption } from './groups.js';
@@ -53,7 +53,9 @@ export function registerPeopleCommands(program: Command): void {
         const access = await operatorAccess(db, today);
         try {
           const target = await requireImportTarget(db, access, groupId, options.role);
-          const counts = await importPeople(db, access, target, parseImportFile(body, config.importMaxRows), { dryRun: options.dryRun === true });
+          const importFile = parseImportFile(body, config.importMaxRows);
+          const counts = await importPeople(db, access, target, importFile, { dryRun: options.dryRun === true });
+          await storage.refreshStatistics(tenant, tablesToRefreshAfter(importFile, { dryRun: options.dryRun === true }));
           process.stdout.write(`${JSON.stringify(counts)}\n`);
         } catch (err) {
           // Every problem of every row, as the API's `errors`; the first one on stderr.

@@ -37,6 +37,11 @@ export interface Storage {
   migrateTenant(slug: string, tenant: TenantFacts): Promise<void>;
   /** After rows were inserted with explicit ids: the next generated id follows the largest one. */
   syncIdSequences(slug: string, tables: readonly ('users' | 'personal_access_tokens')[]): Promise<void>;
+  /**
+   * After many rows were written at once (an import): the query planner reads these tables'
+   * statistics again, so the next statements use their indexes (PostgreSQL; SQLite needs none).
+   */
+  refreshStatistics(slug: string, tables: readonly ('users' | 'memberships')[]): Promise<void>;
   /** Throws when the storage cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

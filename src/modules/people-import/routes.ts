@@ -9,12 +9,15 @@ import { Envelope, ErrorSchema, ValidationErrorSchema } from '../../http/schemas
 import { XLSX_MEDIA_TYPE } from '../../lib/xlsx.js';
 import { charsetOf } from './decode.js';
 import { IMPORTED_FIELDS, importFileOf, parseImportFile } from './parse.js';
-import { importPeople, requireImportTarget } from './rules.js';
+import { importPeople, requireImportTarget, tablesToRefreshAfter } from './rules.js';
+import type { Storage } from '../../db/storage.js';
 import { ImportAnswerSchema, ImportQuery, validateImportQuery } from './schemas.js';
 import { readXlsx } from './xlsx.js';
 
 export interface PeopleImportOptions {
   accessOf: (request: FastifyRequest) => Promise<Access>;
+  /** Storage.refreshStatistics, after a large import. */
+  refreshStatistics: Storage['refreshStatistics'];
   /** IMPORT_BODY_LIMIT and IMPORT_MAX_ROWS (docs/operations/configuration.md). */
   bodyLimit: number;
   maxRows: number;
@@ -32,7 +35,7 @@ const XLSX_BODY = Type.String({
  * POST /people/import (docs/api/import-and-export.md). A plugin of its own: this route alone takes
  * text/csv and XLSX (and nothing else), with its own body limit.
  */
-const peopleImportRoutes: FastifyPluginAsyncTypebox<PeopleImportOptions> = async (app, { accessOf, bodyLimit, maxRows }) => {
+const peopleImportRoutes: FastifyPluginAsyncTypebox<PeopleImportOptions> = async (app, { accessOf, refreshStatistics, bodyLimit, maxRows }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['text/csv', XLSX_MEDIA_TYPE], { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
   app.addContentTypeParser('*', (_request, _payload, done) => done(errors.unsupportedCsvMediaType()));
@@ -80,6 +83,7 @@ const peopleImportRoutes: FastifyPluginAsyncTypebox<PeopleImportOptions> = async
         ? importFileOf(await readXlsx(body, maxRows), { ignoreUnknown: found.ignoreUnknown, unneutralise: false })
         : parseImportFile(body, maxRows, { charset: charsetOf(contentType), ignoreUnknown: found.ignoreUnknown });
       const outcome = await importPeople(request.tenant.db, found.access, found.target, file, { dryRun: found.dryRun, details: found.details });
+      await refreshStatistics(request.tenant.slug, tablesToRefreshAfter(file, { dryRun: found.dryRun }));
       return ok({
         created: outcome.created,
         updated: outcome.updated,

@@ -297,6 +297,16 @@ async function applyImport(trx: TenantDb, access: Access, target: ImportTarget, 
 }
 
 /**
+ * After an import of this many rows or more, the tables it writes get fresh planner statistics
+ * (`Storage.refreshStatistics`): for fewer, what the database knew still holds well enough.
+ */
+const ROWS_THAT_CHANGE_STATISTICS = 1_000;
+
+/** The tables whose statistics an import written just now has made stale, if any. */
+export const tablesToRefreshAfter = (file: ImportFile, options: { dryRun: boolean }): ('users' | 'memberships')[] =>
+  !options.dryRun && file.rows.length >= ROWS_THAT_CHANGE_STATISTICS ? ['users', 'memberships'] : [];
+
+/**
  * POST /people/import and `groupadmin people import`: all or nothing, in one
  * transaction, so that what was checked is what is written. A dry run checks and counts only.
  * With `details`, the answer also says what each row does (a dry run: new people without an id).
