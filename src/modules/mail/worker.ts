@@ -73,7 +73,9 @@ export function startMailWorker(options: MailWorkerOptions): { stop(): Promise<v
 
   /**
    * Sends the tenant's due mail; one run per tenant at a time. Woken while it runs, it looks once
-   * more afterwards, so that mail committed meanwhile does not wait.
+   * more afterwards, so that mail committed meanwhile does not wait. That holds up to the moment
+   * the run ends: a wake while it planned its next look (a query) used to be taken for this run's
+   * and left the new mail for the next sweep, five minutes later.
    */
   const run = (tenant: string): Promise<void> => {
     const current = runs.get(tenant);
@@ -82,14 +84,18 @@ export function startMailWorker(options: MailWorkerOptions): { stop(): Promise<v
       return current;
     }
     const started = (async () => {
-      do {
-        again.delete(tenant);
-        await drain(tenant);
-      } while (again.has(tenant) && !stopping);
-      await scheduleNextLook(tenant);
-    })()
-      .catch(onError)
-      .finally(() => runs.delete(tenant));
+      try {
+        do {
+          again.delete(tenant);
+          await drain(tenant);
+          if (again.has(tenant) && !stopping) continue;
+          await scheduleNextLook(tenant);
+        } while (again.has(tenant) && !stopping);
+      } finally {
+        // In the same step as the last look at `again`: no wake falls between the two.
+        runs.delete(tenant);
+      }
+    })().catch(onError);
     runs.set(tenant, started);
     return started;
   };
