@@ -56,3 +56,11 @@ export function readPasswordFromStdin(): string {
   if (input === '') throw new CliError('no password on standard input');
   return input;
 }
+
+/**
+ * After a large import, committed already: statistics that cannot be refreshed now are worth a line
+ * on stderr, not a failed command (autovacuum refreshes them later; only speed waits for it).
+ */
+export function statisticsNotRefreshed(err: unknown): void {
+  process.stderr.write(`groupadmin: the database's statistics were not refreshed (${(err as Error).message ?? String(err)}); the import is complete\n`);
+}

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { openSourceDatabase, SourceError } from '../modules/laravel-import/source.js';
 import { ImportError, importFromLaravel } from '../modules/laravel-import/rules.js';
-import { CliError, tenantDatabase, withStorage } from './context.js';
+import { CliError, statisticsNotRefreshed, tenantDatabase, withStorage } from './context.js';
 
 export function registerImportCommands(program: Command): void {
   const importCommand = program.command('import').description('bring data over from another system');
@@ -27,7 +27,7 @@ export function registerImportCommands(program: Command): void {
             onProgress: (message) => process.stderr.write(`${message}\n`),
           });
           await storage.syncIdSequences(tenant, ['users', 'personal_access_tokens']);
-          await storage.refreshStatistics(tenant, ['users']);
+          await storage.refreshStatistics(tenant, ['users']).catch(statisticsNotRefreshed);
           for (const report of reports) {
             process.stdout.write(
               `${report.table}: ${report.read} read, ${report.imported} imported, ${report.alreadyPresent} already present\n`,

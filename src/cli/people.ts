@@ -6,7 +6,7 @@ import { peopleCsv, peopleSelection } from '../modules/people/csv.js';
 import { parseImportFile } from '../modules/people-import/parse.js';
 import { importPeople, requireImportTarget, tablesToRefreshAfter } from '../modules/people-import/rules.js';
 import { operatorAccess } from '../modules/permissions/rules.js';
-import { CliError, openTenant, withStorage } from './context.js';
+import { CliError, openTenant, statisticsNotRefreshed, withStorage } from './context.js';
 import { idOption } from './groups.js';
 
 /**
@@ -55,7 +55,7 @@ export function registerPeopleCommands(program: Command): void {
           const target = await requireImportTarget(db, access, groupId, options.role);
           const importFile = parseImportFile(body, config.importMaxRows);
           const counts = await importPeople(db, access, target, importFile, { dryRun: options.dryRun === true });
-          await storage.refreshStatistics(tenant, tablesToRefreshAfter(importFile, { dryRun: options.dryRun === true }));
+          await storage.refreshStatistics(tenant, tablesToRefreshAfter(importFile, { dryRun: options.dryRun === true })).catch(statisticsNotRefreshed);
           process.stdout.write(`${JSON.stringify(counts)}\n`);
         } catch (err) {
           // Every problem of every row, as the API's `errors`; the first one on stderr.

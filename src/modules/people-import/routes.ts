@@ -83,7 +83,11 @@ const peopleImportRoutes: FastifyPluginAsyncTypebox<PeopleImportOptions> = async
         ? importFileOf(await readXlsx(body, maxRows), { ignoreUnknown: found.ignoreUnknown, unneutralise: false })
         : parseImportFile(body, maxRows, { charset: charsetOf(contentType), ignoreUnknown: found.ignoreUnknown });
       const outcome = await importPeople(request.tenant.db, found.access, found.target, file, { dryRun: found.dryRun, details: found.details });
-      await refreshStatistics(request.tenant.slug, tablesToRefreshAfter(file, { dryRun: found.dryRun }));
+      // The import is committed: its answer stands even if the statistics cannot be refreshed now
+      // (autovacuum does it later; only speed waits for it).
+      await refreshStatistics(request.tenant.slug, tablesToRefreshAfter(file, { dryRun: found.dryRun })).catch((err: unknown) =>
+        request.log.warn({ err }, 'planner statistics not refreshed after an import'),
+      );
       return ok({
         created: outcome.created,
         updated: outcome.updated,
